@@ -1,0 +1,46 @@
+# OpenAVFoundation — the two commands a newcomer types:
+#   make play   build and play a demo clip
+#   make test   install what is missing, generate fixtures, lint, run the tests
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+SWIFT ?= swift
+FIXTURE_CACHE ?= $(CURDIR)/.cache/fixtures
+export OAVF_FIXTURE_CACHE := $(FIXTURE_CACHE)
+
+.PHONY: all build play test lint format fixtures bench bootstrap demo clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build
+
+# A demo clip the project makes itself (testsrc2 with the frame-index bands, 440/660 Hz tones).
+demo: bootstrap
+	@scripts/make-fixtures --demo >/dev/null
+
+play: demo
+	$(SWIFT) build -c release --product avplay
+	.build/release/avplay $(PLAY_ARGS) "$$(scripts/make-fixtures --demo)"
+
+fixtures: bootstrap
+	@scripts/make-fixtures >/dev/null
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+test: bootstrap fixtures lint
+	OAVF_FIXTURES="$$(scripts/make-fixtures)" $(SWIFT) test --disable-swift-testing
+
+bench: bootstrap fixtures
+	@scripts/bootstrap --bench
+	scripts/bench
+
+clean:
+	rm -rf .build

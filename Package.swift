@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// OpenAVFoundation: Apple's AVFoundation playback API for Linux, on FFmpeg.
+import PackageDescription
+
+let package = Package(
+    name: "OpenAVFoundation",
+    products: [
+        .library(name: "AVFoundation", targets: ["AVFoundation"]),
+        .library(name: "CoreMedia", targets: ["CoreMedia"]),
+        .library(name: "CoreVideo", targets: ["CoreVideo"]),
+        .library(name: "CoreGraphics", targets: ["CoreGraphics"]),
+        .executable(name: "avplay", targets: ["avplay"]),
+    ],
+    targets: [
+        // C behind one door each (DESIGN.md "C behind a wall").
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavfilter",
+            providers: [
+                .apt([
+                    "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev",
+                    "libswresample-dev", "libavfilter-dev",
+                ])
+            ]
+        ),
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+
+        // Owning wrappers over every FFmpeg object; the only module that imports CFFmpeg.
+        .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CoreMedia"]),
+
+        // Apple-shaped value layers.
+        .target(name: "CoreGraphics"),
+        // Apple's layering: CoreMedia sits on CoreVideo (CMSampleBuffer carries CVImageBuffers).
+        .target(name: "CoreVideo", dependencies: ["CoreGraphics"]),
+        .target(name: "CoreMedia", dependencies: ["CoreVideo"]),
+
+        // The public API.
+        .target(name: "AVFoundation", dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "FFmpegBridge"]),
+
+        // Shared by every test target: fixtures, frame-index reader, tone analysis.
+        .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge"]),
+
+        .executableTarget(name: "avplay", dependencies: ["AVFoundation"]),
+
+        .testTarget(name: "CoreMediaTests", dependencies: ["CoreMedia"]),
+        .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo"]),
+        .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "FFmpegBridge", "CoreVideo"]),
+        .testTarget(name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"]),
+        .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
