@@ -1,0 +1,30 @@
+import CoreVideo
+import XCTest
+
+final class CVReturnTests: XCTestCase {
+    func testValuesMatchApple() {
+        let expected: [(CVReturn, CVReturn)] = [
+            (kCVReturnSuccess, 0), (kCVReturnFirst, -6660), (kCVReturnError, -6660),
+            (kCVReturnInvalidArgument, -6661), (kCVReturnAllocationFailed, -6662), (kCVReturnUnsupported, -6663),
+            (kCVReturnInvalidDisplay, -6670), (kCVReturnDisplayLinkAlreadyRunning, -6671),
+            (kCVReturnDisplayLinkNotRunning, -6672), (kCVReturnDisplayLinkCallbacksNotSet, -6673),
+            (kCVReturnInvalidPixelFormat, -6680), (kCVReturnInvalidSize, -6681),
+            (kCVReturnInvalidPixelBufferAttributes, -6682), (kCVReturnPixelBufferNotOpenGLCompatible, -6683),
+            (kCVReturnPixelBufferNotMetalCompatible, -6684), (kCVReturnWouldExceedAllocationThreshold, -6689),
+            (kCVReturnPoolAllocationFailed, -6690), (kCVReturnInvalidPoolAttributes, -6691),
+            (kCVReturnRetry, -6692), (kCVReturnLast, -6699),
+        ]
+        for (index, (actual, value)) in expected.enumerated() {
+            XCTAssertEqual(actual, value, "entry \(index)")
+        }
+    }
+
+    func testCVReturnIsInt32AndUsableInSwitch() {
+        let status: Int32 = kCVReturnInvalidPixelFormat
+        switch status {
+        case kCVReturnSuccess: XCTFail("not success")
+        case kCVReturnInvalidPixelFormat: break
+        default: XCTFail("unexpected \(status)")
+        }
+    }
+}
