@@ -1,0 +1,85 @@
+import Foundation
+
+/// Runs a command-line tool (`ffmpeg`, `ffprobe`, `bash`) to completion and collects its output.
+///
+/// Standard output is read through a pipe while the tool runs; standard error goes to a temporary file (read after
+/// exit), so a chatty tool can never block on a full pipe that nobody drains.
+enum ExternalTool {
+    /// What a finished tool left behind.
+    struct Output: Sendable {
+        /// The exit status (or the terminating signal's number).
+        var status: Int32
+        /// Everything written to standard output.
+        var standardOutput: Data
+        /// Everything written to standard error, decoded as UTF-8 (lossily).
+        var standardError: String
+    }
+
+    /// Runs `executable` (looked up in `PATH` through `/usr/bin/env` unless it contains a `/`) with `arguments`
+    /// and waits for it; throws `ExternalToolError.launchFailed` if it cannot start, never for a non-zero exit.
+    static func run(_ executable: String, _ arguments: [String]) throws(ExternalToolError) -> Output {
+        let process = Process()
+        if executable.contains("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        let errorFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("oavf-tool-\(UUID().uuidString).stderr")
+        let stdout = Pipe()
+        do {
+            guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
+                throw ExternalToolError.launchFailed(tool: executable, reason: "cannot create \(errorFile.path)")
+            }
+            defer { try? FileManager.default.removeItem(at: errorFile) }
+            let errorHandle = try FileHandle(forWritingTo: errorFile)
+            defer { try? errorHandle.close() }
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = stdout
+            process.standardError = errorHandle
+            try process.run()
+            let data = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let errorData = (try? Data(contentsOf: errorFile)) ?? Data()
+            return Output(
+                status: process.terminationStatus,
+                standardOutput: data,
+                standardError: String(decoding: errorData, as: UTF8.self)
+            )
+        } catch let error as ExternalToolError {
+            throw error
+        } catch {
+            throw ExternalToolError.launchFailed(tool: executable, reason: "\(error)")
+        }
+    }
+
+    /// Runs the tool and returns its standard output; throws `ExternalToolError.failed` on a non-zero exit.
+    static func output(of executable: String, _ arguments: [String]) throws(ExternalToolError) -> Data {
+        let result = try run(executable, arguments)
+        guard result.status == 0 else {
+            throw ExternalToolError.failed(
+                tool: executable, arguments: arguments, status: result.status, standardError: result.standardError)
+        }
+        return result.standardOutput
+    }
+}
+
+/// A failure to run `ffmpeg`, `ffprobe` or the fixture script.
+public enum ExternalToolError: Error, Sendable, CustomStringConvertible {
+    /// The tool could not be started at all.
+    case launchFailed(tool: String, reason: String)
+    /// The tool ran and exited with a non-zero status.
+    case failed(tool: String, arguments: [String], status: Int32, standardError: String)
+
+    public var description: String {
+        switch self {
+        case .launchFailed(let tool, let reason):
+            return "cannot run \(tool): \(reason)"
+        case .failed(let tool, let arguments, let status, let standardError):
+            let command = ([tool] + arguments).joined(separator: " ")
+            return "\(command) exited with status \(status): \(standardError)"
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// One file of the generated test-media set; the raw value is its file name.
+///
+/// `scripts/make-fixtures` makes every file; `facts` says what each one holds. Unless stated, video is 320x240 at
+/// 30 fps with the frame-index strip (`FrameIndexReader`) on every frame, and audio is stereo 48 kHz with a 0.5
+/// amplitude sine per channel: 440 Hz left, 660 Hz right.
+public enum Fixture: String, CaseIterable, Sendable {
+    /// 10 s H.264 High (2 B-frames, closed 2 s GOPs, yuv420p) + AAC-LC in MP4, `moov` at the end, with container
+    /// metadata (title, artist, album, creation date). The reference file; the damaged copies derive from it.
+    case h264AAC = "h264_aac.mp4"
+    /// 3 s HEVC + AAC in Matroska.
+    case hevcMKV = "hevc.mkv"
+    /// 3 s VP9 + Opus in WebM.
+    case vp9OpusWebM = "vp9_opus.webm"
+    /// 3 s H.264 + AAC in MPEG-TS (timestamps start at 1.4 s, ffmpeg's muxer default).
+    case h264AACTS = "h264_aac.ts"
+    /// 3 s stereo MP3 with ID3v2 title and artist.
+    case audioMP3 = "audio.mp3"
+    /// 3 s stereo FLAC.
+    case audioFLAC = "audio.flac"
+    /// 3 s stereo 16-bit PCM WAV.
+    case audioWAV = "audio.wav"
+    /// 3 s H.264 in MP4, no audio track.
+    case videoOnly = "video_only.mp4"
+    /// 3 s AAC in MP4 (`.m4a`), no video track.
+    case audioOnly = "audio_only.m4a"
+    /// 5 s H.264 in Matroska with two audio tracks (eng "English" 440/660 Hz, fra "Français" 550/770 Hz) and two
+    /// subtitle tracks (eng "English" SubRip, fra "Français" WebVTT).
+    case multiAudioSubtitles = "multi_audio_subs.mkv"
+    /// 3 s H.264 + AAC in MP4, coded 320x240, displayed turned 90° clockwise (an iPhone portrait recording's
+    /// matrix: a b c d tx ty = 0 1 -1 0 240 0; ffprobe: display matrix rotation -90). The pixels are not rotated.
+    case rotated90 = "rotated90.mp4"
+    /// 2 s VP9 4:2:0 at 321x241 in WebM, no audio (H.264 4:2:0 cannot code odd sizes).
+    case odd321x241 = "odd_321x241.webm"
+    /// 100 frames of H.264 + 4 s AAC in MP4 at a variable rate: frames 0–59 1/30 s apart, then alternately 1/30 s
+    /// and 1/15 s apart (see `VideoFacts.presentationTimes`).
+    case variableFrameRate = "vfr.mp4"
+    /// 30 s 1920x1080 H.264 (10 s GOPs, 2 B-frames, CRF 28) + AAC in MP4, for benchmarks. Never commit it.
+    case longGOP1080p = "long_gop_1080p.mp4"
+    /// The first half of `h264AAC`'s bytes: no `moov`, so it cannot be opened.
+    case truncated = "truncated.mp4"
+    /// `h264AAC` remuxed with `moov` first, cut to 60 % of its bytes: opens as 10 s, data ends after ~6 s.
+    case truncatedFaststart = "truncated_faststart.mp4"
+    /// `h264AAC` with 8 KiB of noise over the middle of `mdat`, same size: opens, decodes with errors mid-file.
+    case corruptMiddle = "corrupt_middle.mp4"
+    /// A faststart copy of `h264AAC` with bytes 32..<1056 (the `moov` header and start) overwritten: cannot open.
+    case corruptHeader = "corrupt_header.mp4"
+    /// Zero bytes.
+    case empty = "empty.mp4"
+    /// A short plain-text file named `.mp4`.
+    case text = "text.mp4"
+    /// `videoOnly`'s H.264 stream copied into AVI under the unknown fourcc `ZZZZ`: opens, but no decoder exists
+    /// (ffprobe: codec_name "unknown").
+    case unknownCodec = "unknown_codec.avi"
+    /// 8 s 640x360 H.264 + AAC, for `make play`.
+    case demo = "demo.mp4"
+}
