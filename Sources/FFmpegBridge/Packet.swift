@@ -1,0 +1,36 @@
+import CFFmpeg
+
+/// Owns one `AVPacket` (DESIGN.md: one owner per C object). Not thread-safe: a packet belongs to
+/// the thread that holds it, and moves between threads only through the engine's queues.
+public final class Packet: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    public init() {
+        guard let p = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+        pointer = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&p)
+    }
+
+    public var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    /// Presentation timestamp in the stream time base, nil if unknown.
+    public var pts: Int64? { pointer.pointee.pts == Rational.noPTS ? nil : pointer.pointee.pts }
+    public var dts: Int64? { pointer.pointee.dts == Rational.noPTS ? nil : pointer.pointee.dts }
+    public var duration: Int64 { pointer.pointee.duration }
+    public var size: Int { Int(pointer.pointee.size) }
+    public var position: Int64 { pointer.pointee.pos }
+    public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    public var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+
+    /// Drops the payload, keeping the allocation for reuse.
+    public func unref() { av_packet_unref(pointer) }
+
+    /// Moves `other`'s payload into this packet (other becomes blank).
+    public func move(from other: Packet) {
+        av_packet_unref(pointer)
+        av_packet_move_ref(pointer, other.pointer)
+    }
+}
