@@ -1,0 +1,236 @@
+import Foundation
+
+/// A set of mutually exclusive media options, e.g. the audio languages or the subtitle tracks.
+///
+/// Built from the asset's tracks: an audible group when there are two or more audio tracks, a
+/// legible group when there is any subtitle track (legible groups allow an empty selection, so
+/// subtitles are off by default). Option names come from track titles, else language names.
+open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
+    public let options: [AVMediaSelectionOption]
+    public let defaultOption: AVMediaSelectionOption?
+    public let allowsEmptySelection: Bool
+    /// The characteristic the group is for (`.audible`, `.legible`).
+    let characteristic: AVMediaCharacteristic
+
+    init(characteristic: AVMediaCharacteristic, options: [AVMediaSelectionOption], allowsEmptySelection: Bool) {
+        self.characteristic = characteristic
+        self.options = options
+        self.allowsEmptySelection = allowsEmptySelection
+        if allowsEmptySelection {
+            // Subtitles: on by default only when the container says so.
+            defaultOption = options.first { $0.isDefault }
+        } else {
+            defaultOption = options.first { $0.isDefault } ?? options.first
+        }
+        super.init()
+        for o in options { o.group = self }
+    }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    /// The option a property list (from ``AVMediaSelectionOption/propertyList()``) stands for.
+    open func mediaSelectionOption(withPropertyList plist: Any) -> AVMediaSelectionOption? {
+        guard let dict = plist as? [String: Any], let id = dict["AVMediaSelectionOptionTrackID"] as? Int else {
+            return nil
+        }
+        return options.first { Int($0.trackID) == id }
+    }
+
+    open class func playableMediaSelectionOptions(
+        from mediaSelectionOptions: [AVMediaSelectionOption]
+    )
+        -> [AVMediaSelectionOption]
+    {
+        mediaSelectionOptions.filter(\.isPlayable)
+    }
+
+    /// Options whose language matches `preferredLanguages` (BCP 47), most preferred first.
+    open class func mediaSelectionOptions(
+        from mediaSelectionOptions: [AVMediaSelectionOption],
+        filteredAndSortedAccordingToPreferredLanguages preferredLanguages: [String]
+    ) -> [AVMediaSelectionOption] {
+        var result: [AVMediaSelectionOption] = []
+        for language in preferredLanguages {
+            let wanted = LanguageCode.bcp47(fromISO639: LanguageCode.iso639_2T(language))
+            for o in mediaSelectionOptions where !result.contains(o) && o.extendedLanguageTag == wanted {
+                result.append(o)
+            }
+        }
+        return result
+    }
+
+    open class func mediaSelectionOptions(
+        from mediaSelectionOptions: [AVMediaSelectionOption], with locale: Locale
+    )
+        -> [AVMediaSelectionOption]
+    {
+        let code = locale.identifier.split(whereSeparator: { $0 == "_" || $0 == "-" }).first.map(String.init)
+        return mediaSelectionOptions.filter {
+            $0.extendedLanguageTag == LanguageCode.bcp47(fromISO639: LanguageCode.iso639_2T(code))
+        }
+    }
+
+    open class func mediaSelectionOptions(
+        from mediaSelectionOptions: [AVMediaSelectionOption],
+        withMediaCharacteristics mediaCharacteristics: [AVMediaCharacteristic]
+    ) -> [AVMediaSelectionOption] {
+        mediaSelectionOptions.filter { o in mediaCharacteristics.allSatisfy { o.hasMediaCharacteristic($0) } }
+    }
+
+    open class func mediaSelectionOptions(
+        from mediaSelectionOptions: [AVMediaSelectionOption],
+        withoutMediaCharacteristics mediaCharacteristics: [AVMediaCharacteristic]
+    ) -> [AVMediaSelectionOption] {
+        mediaSelectionOptions.filter { o in !mediaCharacteristics.contains { o.hasMediaCharacteristic($0) } }
+    }
+
+    /// The groups an asset with these tracks offers.
+    static func groups(for tracks: [AVAssetTrack]) -> [AVMediaSelectionGroup] {
+        var groups: [AVMediaSelectionGroup] = []
+        let audio = tracks.filter { $0.mediaType == .audio }
+        if audio.count >= 2 {
+            groups.append(
+                AVMediaSelectionGroup(
+                    characteristic: .audible, options: audio.map(AVMediaSelectionOption.init(track:)),
+                    allowsEmptySelection: false))
+        }
+        let legible = tracks.filter { $0.mediaType == .subtitle || $0.mediaType == .text }
+        if !legible.isEmpty {
+            groups.append(
+                AVMediaSelectionGroup(
+                    characteristic: .legible, options: legible.map(AVMediaSelectionOption.init(track:)),
+                    allowsEmptySelection: true))
+        }
+        return groups
+    }
+
+    open override var description: String {
+        "<AVMediaSelectionGroup \(characteristic.rawValue) options=\(options.map(\.displayName))>"
+    }
+}
+
+/// One choice in a media selection group (an audio language, a subtitle track).
+open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
+    public let mediaType: AVMediaType
+    /// Codec four-character codes of the option's track.
+    public let mediaSubTypes: [NSNumber]
+    public let isPlayable: Bool
+    /// BCP 47 tag ("en", "fr"); nil when the track's language is undetermined.
+    public let extendedLanguageTag: String?
+    /// The track behind the option (not Apple's API; the engine selects streams by it).
+    let trackID: CMPersistentTrackID
+    let streamIndex: Int
+    let isDefault: Bool
+    private let title: String?
+    private let characteristics: [AVMediaCharacteristic]
+    weak var group: AVMediaSelectionGroup?
+
+    init(track: AVAssetTrack) {
+        let info = track.info
+        mediaType = track.mediaType
+        mediaSubTypes = [NSNumber(value: info.formatDescription.mediaSubType.rawValue)]
+        isPlayable = info.isPlayable
+        extendedLanguageTag = info.extendedLanguageTag
+        trackID = info.trackID
+        streamIndex = info.streamIndex
+        isDefault = info.isDefault
+        title = info.title
+        characteristics = info.mediaCharacteristics
+        super.init()
+    }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    /// The language as a locale, nil when undetermined.
+    public var locale: Locale? { extendedLanguageTag.map { Locale(identifier: $0) } }
+
+    /// The track's title when it has one ("Français"), else the language's English name
+    /// ("French"), else "Unknown language" / "Track N".
+    public var displayName: String {
+        if let title, !title.isEmpty { return title }
+        if let name = LanguageCode.displayName(bcp47: extendedLanguageTag) { return name }
+        return extendedLanguageTag == nil ? "Track \(trackID)" : "Unknown language"
+    }
+
+    /// The display name in `locale`'s language (titles are returned as stored).
+    public func displayName(with locale: Locale) -> String {
+        if let title, !title.isEmpty { return title }
+        if let tag = extendedLanguageTag, let name = locale.localizedString(forLanguageCode: tag) { return name }
+        return displayName
+    }
+
+    public var commonMetadata: [AVMetadataItem] {
+        var items: [AVMetadataItem] = []
+        if let title {
+            items.append(AVMetadataItem(keySpace: .common, key: "title", value: title, commonKey: .commonKeyTitle))
+        }
+        return items
+    }
+
+    public var availableMetadataFormats: [String] { [] }
+
+    public func metadata(forFormat format: String) -> [AVMetadataItem] { [] }
+
+    public func hasMediaCharacteristic(_ mediaCharacteristic: AVMediaCharacteristic) -> Bool {
+        characteristics.contains(mediaCharacteristic)
+    }
+
+    /// No associations (e.g. audio ↔ forced subtitles) are read from files yet.
+    public func associatedMediaSelectionOption(in mediaSelectionGroup: AVMediaSelectionGroup) -> AVMediaSelectionOption?
+    {
+        nil
+    }
+
+    /// A serializable stand-in for the option, for ``AVMediaSelectionGroup/mediaSelectionOption(withPropertyList:)``.
+    public func propertyList() -> Any {
+        ["AVMediaSelectionOptionTrackID": Int(trackID)] as [String: Any]
+    }
+
+    open override var description: String {
+        "<AVMediaSelectionOption \(mediaType.rawValue) \(displayName) lang=\(extendedLanguageTag ?? "und")>"
+    }
+}
+
+/// A choice of option per group of an asset.
+open class AVMediaSelection: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
+    public private(set) weak var asset: AVAsset?
+    let groups: [AVMediaSelectionGroup]
+    /// Explicit choices by group; a group absent here uses its default (automatic selection).
+    var selections: [ObjectIdentifier: AVMediaSelectionOption?]
+
+    init(asset: AVAsset?, groups: [AVMediaSelectionGroup], selections: [ObjectIdentifier: AVMediaSelectionOption?]) {
+        self.asset = asset
+        self.groups = groups
+        self.selections = selections
+        super.init()
+    }
+
+    public func copy(with zone: NSZone? = nil) -> Any {
+        AVMediaSelection(asset: asset, groups: groups, selections: selections)
+    }
+
+    public func mutableCopy(with zone: NSZone? = nil) -> Any {
+        AVMutableMediaSelection(asset: asset, groups: groups, selections: selections)
+    }
+
+    /// The selected option in `group`, or nil for an empty selection.
+    open func selectedMediaOption(in mediaSelectionGroup: AVMediaSelectionGroup) -> AVMediaSelectionOption? {
+        if let explicit = selections[ObjectIdentifier(mediaSelectionGroup)] { return explicit }
+        return mediaSelectionGroup.defaultOption
+    }
+
+    /// True until an option of the group is selected explicitly.
+    open func mediaSelectionCriteriaCanBeAppliedAutomatically(to mediaSelectionGroup: AVMediaSelectionGroup) -> Bool {
+        selections[ObjectIdentifier(mediaSelectionGroup)] == nil
+    }
+}
+
+/// A media selection that can be changed.
+open class AVMutableMediaSelection: AVMediaSelection, @unchecked Sendable {
+    /// Selects `option` (nil for none, where the group allows it) in `group`.
+    open func select(_ mediaSelectionOption: AVMediaSelectionOption?, in mediaSelectionGroup: AVMediaSelectionGroup) {
+        if let o = mediaSelectionOption, !mediaSelectionGroup.options.contains(o) { return }
+        if mediaSelectionOption == nil && !mediaSelectionGroup.allowsEmptySelection { return }
+        selections[ObjectIdentifier(mediaSelectionGroup)] = .some(mediaSelectionOption)
+    }
+}

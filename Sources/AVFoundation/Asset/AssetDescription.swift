@@ -1,0 +1,243 @@
+import CoreMedia
+import FFmpegBridge
+import Foundation
+
+/// Everything an asset knows once loaded: an immutable snapshot built from one probe of the
+/// input, shared by `AVAsset`, its tracks and metadata items. Built off the caller's thread.
+struct AssetDescription: Sendable {
+    struct Track: Sendable {
+        var streamIndex: Int
+        var trackID: CMPersistentTrackID
+        var mediaType: AVMediaType
+        var codecName: String
+        var codecLongName: String
+        var profileName: String?
+        var formatDescription: CMFormatDescription
+        var isPlayable: Bool
+        var isEnabled: Bool
+        var timeRange: CMTimeRange
+        var naturalTimeScale: CMTimeScale
+        var naturalSize: CGSize
+        var preferredTransform: CGAffineTransform
+        var nominalFrameRate: Float
+        var minFrameDuration: CMTime
+        var estimatedDataRate: Float
+        var requiresFrameReordering: Bool
+        var languageCode: String?
+        var extendedLanguageTag: String?
+        var title: String?
+        var mediaCharacteristics: [AVMediaCharacteristic]
+        var sampleRate: Int
+        var channelCount: Int
+        var channelLayout: String?
+        var metadata: [String: String]
+        var isDefault: Bool
+    }
+
+    var url: URL
+    /// The container time that the asset calls zero: the first timestamp when it is positive (MPEG-TS
+    /// and other broadcast streams start at arbitrary clock values), else zero. Track time ranges and
+    /// the duration are relative to it; the engine subtracts it from every timestamp it presents.
+    var timeOrigin: CMTime
+    var formatName: String
+    var formatLongName: String
+    var duration: CMTime
+    var providesPreciseDurationAndTiming: Bool
+    var tracks: [Track]
+    var containerMetadata: [String: String]
+    var byteSize: Int64?
+    var bitRate: Int64?
+    /// Why the asset cannot be played (no decodable audio or video), if so.
+    var playabilityError: AVError?
+
+    var isPlayable: Bool { playabilityError == nil }
+
+    /// Probes `url` with libavformat. Blocking: call it off the caller's thread.
+    static func load(url: URL, options: [String: Any], interrupt: InterruptFlag) throws(AVError) -> AssetDescription {
+        if let problem = AVError.localFileProblem(url) { throw problem }
+        let location = url.isFileURL ? url.path : url.absoluteString
+        var ffOptions: [String: String] = [:]
+        if !url.isFileURL {
+            // A dead server must not hang the load: fail a read that stalls this long (microseconds).
+            ffOptions["rw_timeout"] = "15000000"
+            ffOptions["reconnect"] = "1"
+            if let agent = options[AVURLAssetHTTPUserAgentKey] as? String { ffOptions["user_agent"] = agent }
+            if let headers = options["AVURLAssetHTTPHeaderFieldsKey"] as? [String: String], !headers.isEmpty {
+                ffOptions["headers"] = headers.map { "\($0.key): \($0.value)\r\n" }.sorted().joined()
+            }
+        }
+        let info: MediaInfo
+        do {
+            let context = try FormatContext(url: location, options: ffOptions, interrupt: interrupt)
+            info = context.info
+        } catch {
+            throw AVError.openFailure(url, error)
+        }
+        return AssetDescription(url: url, info: info)
+    }
+
+    init(url: URL, info: MediaInfo) {
+        self.url = url
+        formatName = info.formatName
+        formatLongName = info.formatLongName
+        containerMetadata = info.metadata
+        byteSize = info.byteSize
+        bitRate = info.bitRate
+        let containerDuration = info.durationMicroseconds.map { CMTime(microseconds: $0) }
+        let originMicroseconds = max(0, info.startTimeMicroseconds ?? 0)
+        timeOrigin = CMTime(microseconds: originMicroseconds)
+
+        var tracks: [Track] = []
+        var usedIDs = Set<CMPersistentTrackID>()
+        let kindsWithDefault = Set(info.streams.filter { $0.disposition.contains(.default) }.map(\.kind))
+        for stream in info.streams {
+            guard let mediaType = Self.mediaType(stream) else { continue }
+            var trackID = stream.containerID > 0 ? stream.containerID : CMPersistentTrackID(stream.index + 1)
+            while usedIDs.contains(trackID) || trackID <= 0 { trackID += 1 }
+            usedIDs.insert(trackID)
+            tracks.append(
+                Self.track(
+                    stream, trackID: trackID, mediaType: mediaType, containerDuration: containerDuration,
+                    originMicroseconds: originMicroseconds, info: info,
+                    kindHasDefault: kindsWithDefault.contains(stream.kind)))
+        }
+        self.tracks = tracks
+
+        // The asset lasts until its longest track ends, in that track's own timescale.
+        var duration = CMTime.invalid
+        for t in tracks where t.timeRange.isValid && t.timeRange.end.isNumeric {
+            if !duration.isValid || t.timeRange.end > duration { duration = t.timeRange.end }
+        }
+        if !duration.isValid { duration = containerDuration ?? .indefinite }
+        self.duration = duration
+        // libavformat estimates durations from the bit rate for some inputs (MP3 without an index,
+        // raw streams): that is Apple's "not precise".
+        providesPreciseDurationAndTiming = info.durationFromBitrate == false
+        playabilityError = Self.playability(tracks: tracks, info: info, url: url)
+    }
+
+    private static func mediaType(_ s: StreamInfo) -> AVMediaType? {
+        switch s.kind {
+        case .video: return s.disposition.contains(.attachedPicture) ? nil : .video
+        case .audio: return .audio
+        case .subtitle: return .subtitle
+        case .data: return .metadata
+        default: return nil
+        }
+    }
+
+    private static func track(
+        _ s: StreamInfo, trackID: CMPersistentTrackID, mediaType: AVMediaType, containerDuration: CMTime?,
+        originMicroseconds: Int64, info: MediaInfo, kindHasDefault: Bool
+    ) -> Track {
+        let tb = s.timeBase
+        // The origin in the stream's time base (exact for MPEG-TS, whose streams share 1/90000).
+        let origin = Rational.rescale(originMicroseconds, from: Rational(1, 1_000_000), to: tb)
+        let start = s.startTime.map { CMTime(ffmpeg: max(0, $0 - origin), timeBase: tb) } ?? .zero
+        var duration = CMTime.invalid
+        if let d = s.duration {
+            duration = CMTime(ffmpeg: d, timeBase: tb)
+        } else if let total = containerDuration {
+            // The container knows only its own duration (Matroska): express it in the track's timescale.
+            let end = total
+            duration = CMTimeConvertScale(end - start, timescale: tb.num == 1 ? tb.den : 1_000_000, method: .default)
+            if duration < .zero { duration = .zero }
+        }
+        let timeRange = duration.isValid ? CMTimeRange(start: start, duration: duration) : .invalid
+
+        var naturalSize = CGSize.zero
+        var transform = CGAffineTransform.identity
+        if s.kind == .video {
+            var width = Double(s.width)
+            if let sar = s.sampleAspectRatio, sar.num != sar.den { width = width * sar.doubleValue }
+            naturalSize = CGSize(width: width.rounded(), height: Double(s.height))
+            transform = Self.transform(rotationDegrees: s.rotationDegrees, mirrored: s.isMirrored, size: naturalSize)
+        }
+        let frameRate = s.averageFrameRate ?? s.realFrameRate
+        var rate: Float = 0
+        if s.kind == .video, let frameRate { rate = Float(frameRate.doubleValue) }
+        var minFrameDuration = CMTime.invalid
+        if s.kind == .video, let r = s.realFrameRate ?? frameRate, r.num > 0 {
+            minFrameDuration = CMTime(value: CMTimeValue(r.den), timescale: r.num)
+        }
+        var dataRate: Float = 0
+        if let b = s.bitRate {
+            dataRate = Float(b)
+        } else if info.streams.count == 1, let b = info.bitRate {
+            dataRate = Float(b)
+        }
+        let language = LanguageCode.iso639_2T(s.language)
+        var characteristics: [AVMediaCharacteristic] = []
+        switch s.kind {
+        case .video: characteristics = [.visual, .frameBased]
+        case .audio: characteristics = [.audible]
+        case .subtitle:
+            characteristics = [.legible]
+            if s.disposition.contains(.forced) { characteristics.append(.containsOnlyForcedSubtitles) }
+            if s.disposition.contains(.hearingImpaired) {
+                characteristics += [.transcribesSpokenDialogForAccessibility, .describesMusicAndSoundForAccessibility]
+            }
+        default: break
+        }
+        if s.disposition.contains(.descriptions) { characteristics.append(.describesVideoForAccessibility) }
+        let playableKind = s.kind == .video || s.kind == .audio || s.kind == .subtitle
+        return Track(
+            streamIndex: s.index, trackID: trackID, mediaType: mediaType, codecName: s.codecName,
+            codecLongName: s.codecLongName, profileName: s.profileName,
+            formatDescription: CMFormatDescription(stream: s, mediaType: mediaType),
+            isPlayable: playableKind && s.hasDecoder,
+            isEnabled: kindHasDefault ? s.disposition.contains(.default) : true,
+            timeRange: timeRange, naturalTimeScale: tb.num == 1 ? tb.den : max(1, tb.den / max(1, tb.num)),
+            naturalSize: naturalSize, preferredTransform: transform, nominalFrameRate: rate,
+            minFrameDuration: minFrameDuration, estimatedDataRate: dataRate,
+            requiresFrameReordering: s.hasReordering, languageCode: language,
+            extendedLanguageTag: LanguageCode.bcp47(fromISO639: language), title: s.title,
+            mediaCharacteristics: characteristics, sampleRate: s.sampleRate, channelCount: s.channelCount,
+            channelLayout: s.channelLayoutName, metadata: s.metadata, isDefault: s.disposition.contains(.default))
+    }
+
+    /// Apple's `preferredTransform` for a display rotation: rotate clockwise by the stored angle in
+    /// a y-down space, then translate so the picture lands in the positive quadrant (an iPhone
+    /// portrait video, rotated 90°, has `(0, 1, -1, 0, height, 0)`).
+    static func transform(rotationDegrees: Double, mirrored: Bool, size: CGSize) -> CGAffineTransform {
+        // FFmpeg's angle is counter-clockwise; Apple's transform turns the picture clockwise.
+        var clockwise = (-rotationDegrees).truncatingRemainder(dividingBy: 360)
+        if clockwise < 0 { clockwise += 360 }
+        let quarter = Int((clockwise / 90).rounded()) % 4
+        var t: CGAffineTransform
+        switch quarter {
+        case 1: t = CGAffineTransform(a: 0, b: 1, c: -1, d: 0, tx: size.height, ty: 0)
+        case 2: t = CGAffineTransform(a: -1, b: 0, c: 0, d: -1, tx: size.width, ty: size.height)
+        case 3: t = CGAffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: size.width)
+        default: t = .identity
+        }
+        if mirrored {
+            // Mirror first (x → width - x), then rotate.
+            t = CGAffineTransform(a: -1, b: 0, c: 0, d: 1, tx: size.width, ty: 0).concatenating(t)
+        }
+        return t
+    }
+
+    private static func playability(tracks: [Track], info: MediaInfo, url: URL) -> AVError? {
+        let media = tracks.filter { $0.mediaType == .video || $0.mediaType == .audio }
+        if media.isEmpty {
+            return .media(
+                .fileFormatNotRecognized,
+                "“\(AVError.displayName(url))” contains no audio or video.",
+                reason: "The \(info.formatLongName) input has no audio or video track.", url: url)
+        }
+        if media.contains(where: \.isPlayable) { return nil }
+        let names = media.map { "\($0.mediaType == .video ? "video" : "audio") codec “\(codecLabel($0))”" }
+        return .media(
+            .decoderNotFound,
+            "“\(AVError.displayName(url))” can’t be played: no decoder for the \(names.joined(separator: " or ")).",
+            reason: "This FFmpeg build has no decoder for the media in the file.", url: url,
+            ffmpeg: .decoderNotFound)
+    }
+
+    static func codecLabel(_ t: Track) -> String {
+        if t.codecName != "none" { return t.codecName }
+        let tag = t.formatDescription.mediaSubType.rawValue
+        return tag == 0 ? "unknown" : FourCC.string(tag)
+    }
+}

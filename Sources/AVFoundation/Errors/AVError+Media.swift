@@ -1,0 +1,127 @@
+import FFmpegBridge
+import Foundation
+
+/// How FFmpeg failures and file-system facts become `AVError`s (README "Errors" table).
+extension AVError {
+    /// Builds an error with a sentence for people and the FFmpeg/POSIX cause underneath.
+    static func media(
+        _ code: Code, _ description: String, reason: String? = nil, url: URL? = nil,
+        ffmpeg: FFmpegError? = nil, posix: Int32? = nil
+    ) -> AVError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let reason { info[NSLocalizedFailureReasonErrorKey] = reason }
+        if let url { info[NSURLErrorKey] = url }
+        if let ffmpeg {
+            var underlyingInfo: [String: Any] = [
+                NSLocalizedDescriptionKey: ffmpeg.message,
+                "FFmpegFunction": ffmpeg.function,
+            ]
+            if let errno = ffmpeg.posixErrno {
+                underlyingInfo[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(errno))
+            }
+            info[NSUnderlyingErrorKey] = NSError(
+                domain: AVError.ffmpegErrorDomain, code: Int(ffmpeg.code), userInfo: underlyingInfo)
+        } else if let posix {
+            info[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(posix))
+        }
+        return AVError(code, userInfo: info)
+    }
+
+    /// The display name of a URL for messages: the file name for files, the URL otherwise.
+    static func displayName(_ url: URL) -> String {
+        url.isFileURL ? url.lastPathComponent : url.absoluteString
+    }
+
+    /// Checks a local file before FFmpeg sees it, for precise messages. Nil when it looks readable.
+    static func localFileProblem(_ url: URL) -> AVError? {
+        guard url.isFileURL else { return nil }
+        let name = displayName(url)
+        var st = stat()
+        if stat(url.path, &st) != 0 {
+            let e = errno
+            if e == ENOENT || e == ENOTDIR {
+                return .media(
+                    .contentIsUnavailable, "The file “\(name)” doesn’t exist.",
+                    reason: "No file at \(url.path).", url: url, posix: e)
+            }
+            if e == EACCES {
+                return .media(
+                    .contentIsNotAuthorized, "You don’t have permission to open “\(name)”.",
+                    reason: "A folder on the path \(url.path) is not searchable.", url: url, posix: e)
+            }
+            return .media(
+                .contentIsUnavailable, "“\(name)” can’t be opened: \(String(cString: strerror(e))).",
+                url: url, posix: e)
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            return .media(
+                .fileFormatNotRecognized, "“\(name)” is a folder, not a media file.", url: url, posix: EISDIR)
+        }
+        if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 {
+            return .media(
+                .fileFormatNotRecognized, "The file “\(name)” is empty.",
+                reason: "A zero-byte file contains no media.", url: url)
+        }
+        return nil
+    }
+
+    /// Maps a failure to open or probe `url`.
+    static func openFailure(_ url: URL, _ error: FFmpegError) -> AVError {
+        let name = displayName(url)
+        if error == .exit {
+            return .media(.operationCancelled, "Loading “\(name)” was cancelled or timed out.", url: url, ffmpeg: error)
+        }
+        switch error.posixErrno {
+        case ENOENT?:
+            return .media(.contentIsUnavailable, "The file “\(name)” doesn’t exist.", url: url, ffmpeg: error)
+        case EACCES?, EPERM?:
+            return .media(
+                .contentIsNotAuthorized, "You don’t have permission to open “\(name)”.", url: url, ffmpeg: error)
+        case EISDIR?:
+            return .media(.fileFormatNotRecognized, "“\(name)” is a folder, not a media file.", url: url, ffmpeg: error)
+        case ECONNREFUSED?, EHOSTUNREACH?, ENETUNREACH?, ETIMEDOUT?, ECONNRESET?, EIO?:
+            return .media(
+                .contentIsUnavailable, "“\(name)” can’t be reached: \(error.message).", url: url, ffmpeg: error)
+        default:
+            break
+        }
+        switch error {
+        case .httpNotFound:
+            return .media(.contentIsUnavailable, "The server has no “\(name)” (HTTP 404).", url: url, ffmpeg: error)
+        case .httpForbidden, .httpUnauthorized:
+            return .media(
+                .contentIsNotAuthorized, "The server refused access to “\(name)” (\(error.message)).", url: url,
+                ffmpeg: error)
+        case .httpBadRequest, .httpOther4xx:
+            return .media(
+                .contentIsUnavailable, "The server rejected the request for “\(name)” (\(error.message)).", url: url,
+                ffmpeg: error)
+        case .httpServerError:
+            return .media(
+                .serverIncorrectlyConfigured, "The server failed to send “\(name)” (HTTP 5xx).", url: url,
+                ffmpeg: error)
+        case .protocolNotFound:
+            return .media(
+                .formatUnsupported, "The URL scheme of “\(name)” is not supported.", url: url, ffmpeg: error)
+        default:
+            break
+        }
+        if url.isFileURL {
+            if let format = FormatProbe.recognizedFormat(path: url.path) {
+                return .media(
+                    .fileFailedToParse, "The file “\(name)” is damaged or incomplete.",
+                    reason: "It looks like \(format) media, but its structure could not be read.", url: url,
+                    ffmpeg: error)
+            }
+            return .media(
+                .fileFormatNotRecognized, "The file “\(name)” is not a media file this player recognizes.",
+                url: url, ffmpeg: error)
+        }
+        if error == .invalidData {
+            return .media(
+                .fileFormatNotRecognized, "“\(name)” is not media this player recognizes or it is damaged.", url: url,
+                ffmpeg: error)
+        }
+        return .media(.unknown, "“\(name)” can’t be opened: \(error.message).", url: url, ffmpeg: error)
+    }
+}
