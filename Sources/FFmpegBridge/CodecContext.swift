@@ -21,7 +21,7 @@ public final class CodecContext {
     /// - Parameter threads: 0 lets libavcodec choose (frame + slice threading for video).
     /// - Throws: `FFmpegError.decoderNotFound` when this build has no decoder for the codec.
     public init(format: FormatContext, stream index: Int, threads: Int = 0) throws(FFmpegError) {
-        guard let par = format.codecParameters(stream: index) else { throw FFmpegError.streamNotFound }
+        guard let par = format.codecParametersPointer(stream: index) else { throw FFmpegError.streamNotFound }
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else { throw FFmpegError.decoderNotFound }
         guard let ctx = avcodec_alloc_context3(codec) else { throw FFmpegError.posix(ENOMEM) }
         context = ctx
@@ -29,6 +29,25 @@ public final class CodecContext {
         if let stream = format.raw.pointee.streams[index] {
             ctx.pointee.pkt_timebase = stream.pointee.time_base
         }
+        ctx.pointee.thread_count = Int32(threads)
+        try FFmpegError.check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
+    }
+
+    /// Opens a decoder from a stream's copied parameters, so the decode thread never touches the
+    /// `FormatContext` (which belongs to the demux thread).
+    ///
+    /// - Parameters:
+    ///   - timeBase: the stream's time base, the unit of the packets' timestamps (`pkt_timebase`).
+    ///   - threads: 0 lets libavcodec choose (frame + slice threading for video).
+    /// - Throws: `FFmpegError.decoderNotFound` when this build has no decoder for the codec.
+    package init(parameters: CodecParameters, timeBase: Rational, threads: Int = 0) throws(FFmpegError) {
+        guard let codec = avcodec_find_decoder(parameters.pointer.pointee.codec_id) else {
+            throw FFmpegError.decoderNotFound
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw FFmpegError.posix(ENOMEM) }
+        context = ctx
+        try FFmpegError.check(avcodec_parameters_to_context(ctx, parameters.pointer), "avcodec_parameters_to_context")
+        ctx.pointee.pkt_timebase = timeBase.av
         ctx.pointee.thread_count = Int32(threads)
         try FFmpegError.check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
     }

@@ -114,8 +114,8 @@ public final class FormatContext {
         }
     }
 
-    /// Pointer to a stream's codec parameters, for ``CodecContext``.
-    func codecParameters(stream index: Int) -> UnsafeMutablePointer<AVCodecParameters>? {
+    /// Pointer to a stream's codec parameters, for ``CodecContext`` and ``CodecParameters``.
+    func codecParametersPointer(stream index: Int) -> UnsafeMutablePointer<AVCodecParameters>? {
         guard index >= 0, index < Int(raw.pointee.nb_streams) else { return nil }
         return raw.pointee.streams[index]?.pointee.codecpar
     }

@@ -1,0 +1,188 @@
+import CoreMedia
+import FFmpegBridge
+
+/// ffplay's `Decoder` and its `decoder_decode_frame`: feeds one stream's packets to its codec and
+/// returns decoded frames one at a time, following the packet queue's serials.
+///
+/// - Packets whose serial differs from the queue's current serial are stale and recycled unsent.
+/// - When the serial of the packets taken changes (a seek flushed the queue), the codec is flushed
+///   (`avcodec_flush_buffers`) and ``onSerialChange`` runs so the owner resets its pts extrapolation.
+/// - An end-of-stream marker drains the codec; when the codec is empty, ``status`` records the serial
+///   as finished and ``onEndOfStream`` runs; the loop then waits for packets of a new serial.
+/// - Decode errors (invalid data, corrupt frames) are counted in ``status`` and skipped; only a fatal
+///   error (out of memory) ends the loop.
+///
+/// Owned by one decode thread: every member except ``status`` belongs to it.
+final class DecodeLoop {
+    /// What ``next()`` produced.
+    enum Step {
+        /// ``frame`` holds a decoded frame of this serial; the caller unrefs it when done.
+        case frame(Serial)
+        /// The packet queue was aborted: the thread should end.
+        case aborted
+        /// An unrecoverable error: the thread should report it and end.
+        case fatal(FFmpegError)
+    }
+
+    /// Receive errors in a row after which the loop stops asking for output and feeds the next
+    /// packet (libavcodec reports an error once, so this only guards against a decoder gone wrong).
+    static let maximumConsecutiveReceiveErrors = 64
+
+    /// The codec; decode thread only.
+    let codec: CodecContext
+    /// The stream's packets.
+    let packets: PacketQueue
+    /// Counters and switches shared with other threads.
+    let status: DecoderStatus
+    /// The frame ``next()`` decodes into; the caller reads it after `.frame` and unrefs it.
+    let frame = Frame()
+    /// Runs on the decode thread when packets of a new serial arrive (after the codec flush).
+    var onSerialChange: (Serial) -> Void = { _ in }
+    /// Runs on the decode thread when the codec is fully drained at the end of `serial`'s stream.
+    var onEndOfStream: (Serial) -> Void = { _ in }
+
+    /// The serial of the packet last taken (ffplay's `pkt_serial`); nil before the first.
+    private(set) var packetSerial: Serial?
+    /// A packet the codec refused with EAGAIN, to send again after reading output.
+    private var pending: PendingInput?
+    /// Whether the codec has been sent the end-of-stream signal for `packetSerial` and not yet flushed.
+    private var draining = false
+
+    /// Input waiting to be sent.
+    private enum PendingInput {
+        /// A packet to decode (owned by the loop until sent or recycled).
+        case packet(Packet)
+        /// The drain signal (`avcodec_send_packet(NULL)`).
+        case endOfStream
+    }
+
+    /// A loop feeding `codec` from `packets`, counting into `status`.
+    init(codec: CodecContext, packets: PacketQueue, status: DecoderStatus) {
+        self.codec = codec
+        self.packets = packets
+        self.status = status
+    }
+
+    /// Decodes until a frame is ready (in ``frame``), the queue is aborted, or a fatal error occurs.
+    func next() -> Step {
+        while true {
+            if let serial = packetSerial, packets.serial == serial {
+                switch receive(serial: serial) {
+                case .some(let step): return step
+                case .none: break
+                }
+            }
+            switch takeInput() {
+            case .aborted: return .aborted
+            case .input(let input): if let fatal = send(input) { return .fatal(fatal) }
+            }
+        }
+    }
+
+    // MARK: Private
+
+    /// Asks the codec for output. Returns a step to hand to the caller, or nil when the codec needs input.
+    private func receive(serial: Serial) -> Step? {
+        var consecutiveErrors = 0
+        while true {
+            if packets.isAborted { return .aborted }
+            do {
+                switch try codec.receive(into: frame) {
+                case .frame:
+                    if frame.isCorrupt { status.countDecodeError() }
+                    return .frame(serial)
+                case .needsInput:
+                    return nil
+                case .endOfStream:
+                    codec.flush()
+                    draining = false
+                    // The owner pushes what it still holds first, so "finished and queue empty" means the end.
+                    onEndOfStream(serial)
+                    status.setFinished(serial)
+                    return nil
+                }
+            } catch {
+                if error.posixErrno == ENOMEM { return .fatal(error) }
+                status.countDecodeError()
+                consecutiveErrors += 1
+                if consecutiveErrors >= Self.maximumConsecutiveReceiveErrors { return nil }
+            }
+        }
+    }
+
+    /// What ``takeInput()`` produced.
+    private enum Taken {
+        /// Input of the queue's current serial.
+        case input(PendingInput)
+        /// The queue was aborted.
+        case aborted
+    }
+
+    /// The next input of the queue's current serial: the pending one, else packets from the queue,
+    /// recycling stale ones, flushing the codec when the serial changes.
+    private func takeInput() -> Taken {
+        while true {
+            let input: PendingInput
+            if let pending {
+                self.pending = nil
+                input = pending
+            } else {
+                let serial: Serial
+                switch packets.get(blocking: true) {
+                case .aborted, .empty:
+                    return .aborted
+                case .packet(let packet, let packetSerial):
+                    input = .packet(packet)
+                    serial = packetSerial
+                case .endOfStream(let packetSerial):
+                    input = .endOfStream
+                    serial = packetSerial
+                }
+                if serial != packetSerial {
+                    codec.flush()
+                    draining = false
+                    packetSerial = serial
+                    status.setFinished(nil)
+                    onSerialChange(serial)
+                }
+            }
+            if packets.serial == packetSerial { return .input(input) }
+            if case .packet(let packet) = input { packets.recycle(packet) }
+        }
+    }
+
+    /// Sends `input` to the codec. Returns a fatal error, or nil (sent, kept pending, or skipped).
+    private func send(_ input: PendingInput) -> FFmpegError? {
+        let skipping = status.frameSkipping
+        if codec.frameSkipping != skipping { codec.frameSkipping = skipping }
+        do {
+            switch input {
+            case .packet(let packet):
+                if draining {
+                    // Packets after an end-of-stream marker of the same serial: the codec cannot take
+                    // them until it is flushed; drop them (the demuxer only does this on a read retry).
+                    packets.recycle(packet)
+                    return nil
+                }
+                if try codec.send(packet) {
+                    packets.recycle(packet)
+                } else {
+                    pending = .packet(packet)
+                }
+            case .endOfStream:
+                if draining { return nil }
+                if try codec.send(nil) {
+                    draining = true
+                } else {
+                    pending = .endOfStream
+                }
+            }
+            return nil
+        } catch {
+            if case .packet(let packet) = input { packets.recycle(packet) }
+            if error.posixErrno == ENOMEM { return error }
+            status.countDecodeError()
+            return nil
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import CoreMedia
+import FFmpegBridge
+
+/// The part of a decoder other threads see: counters, the finished serial, and the switches the engine
+/// flips while the decode thread runs. Thread-safe (one lock); the decode thread reads the switches
+/// before each packet or frame.
+package final class DecoderStatus: @unchecked Sendable {
+    /// The guarded fields.
+    private struct State {
+        /// See ``DecoderStatus/decodeErrorCount``.
+        var decodeErrorCount = 0
+        /// See ``DecoderStatus/finishedSerial``.
+        var finishedSerial: Serial?
+        /// See ``DecoderStatus/skipNonReferenceFrames``.
+        var skipNonReference = false
+        /// See ``DecoderStatus/skipNonKeyFrames``.
+        var skipNonKey = false
+        /// The exact-seek target and the serials it applies to.
+        var dropTarget: (scope: DropScope, time: CMTime)?
+        /// See ``DecoderStatus/framesDecoded``.
+        var framesDecoded = 0
+        /// See ``DecoderStatus/framesDropped``.
+        var framesDropped = 0
+    }
+
+    /// Which serials an exact-seek target applies to.
+    enum DropScope {
+        /// Frames of exactly this serial.
+        case serial(Serial)
+        /// Frames of any serial after this one (set before the seek that creates the serial).
+        case after(Serial)
+    }
+
+    /// Guards `state`.
+    private let lock = ConditionLock()
+    /// Guarded by `lock`.
+    private var state = State()
+
+    /// Errors so far: packets the codec rejected, failed receives, frames flagged corrupt, pictures that
+    /// could not be converted.
+    package var decodeErrorCount: Int { lock.withLock { state.decodeErrorCount } }
+
+    /// The serial whose end of stream the decoder has fully drained (ffplay's `finished`); nil while
+    /// decoding. Playback of a stream has ended when this equals the packet queue's serial and the
+    /// frame queue is empty.
+    package var finishedSerial: Serial? { lock.withLock { state.finishedSerial } }
+
+    /// Frames handed to the frame queue so far.
+    package var framesDecoded: Int { lock.withLock { state.framesDecoded } }
+
+    /// Frames decoded but dropped (stale serial, before an exact-seek target) so far.
+    package var framesDropped: Int { lock.withLock { state.framesDropped } }
+
+    /// Whether the codec skips non-reference frames (`AVDISCARD_NONREF`).
+    package var skipNonReferenceFrames: Bool {
+        get { lock.withLock { state.skipNonReference } }
+        set { lock.withLock { state.skipNonReference = newValue } }
+    }
+
+    /// Whether the codec decodes keyframes only (`AVDISCARD_NONKEY`); wins over ``skipNonReferenceFrames``.
+    package var skipNonKeyFrames: Bool {
+        get { lock.withLock { state.skipNonKey } }
+        set { lock.withLock { state.skipNonKey = newValue } }
+    }
+
+    /// Which frames the codec skips; applied by the decode thread before its next packet.
+    package var frameSkipping: FrameSkipping {
+        lock.withLock { state.skipNonKey ? .nonKey : state.skipNonReference ? .nonReference : .none }
+    }
+
+    /// The exact-seek target last set, whatever serials it applies to.
+    package var dropFramesBefore: CMTime? {
+        lock.withLock { state.dropTarget?.time }
+    }
+
+    /// Makes the decoder drop frames that end before `time` (nil clears), for frames of exactly
+    /// `serial` or, with `after`, of any later serial.
+    func setDropFramesBefore(_ time: CMTime?, scope: DropScope) {
+        lock.withLock { state.dropTarget = time.map { (scope, $0) } }
+    }
+
+    /// The target for frames of `serial`: the one set here when it applies, else the one the packet
+    /// queue's flush recorded (`Demuxer.seek(to:range:accurate:)`).
+    func dropTarget(for serial: Serial, packets: PacketQueue) -> CMTime? {
+        if let target = lock.withLock({ state.dropTarget }) {
+            switch target.scope {
+            case .serial(let exact) where exact == serial: return target.time
+            case .after(let previous) where serial > previous: return target.time
+            default: break
+            }
+        }
+        return packets.dropFramesBefore(serial: serial)
+    }
+
+    /// Counts one decode error (decode thread).
+    func countDecodeError() { lock.withLock { state.decodeErrorCount += 1 } }
+    /// Counts one frame pushed (decode thread).
+    func countDecoded() { lock.withLock { state.framesDecoded += 1 } }
+    /// Counts one frame decoded but dropped (decode thread).
+    func countDropped() { lock.withLock { state.framesDropped += 1 } }
+    /// Records the drained serial, or nil when decoding resumes (decode thread).
+    func setFinished(_ serial: Serial?) { lock.withLock { state.finishedSerial = serial } }
+}

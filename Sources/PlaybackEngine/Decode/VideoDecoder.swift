@@ -1,0 +1,212 @@
+import CoreMedia
+import CoreVideo
+import FFmpegBridge
+
+/// The video decode thread (ffplay's `video_thread`): packets from a ``PacketQueue`` in, ``VideoFrame``s
+/// with wrapped or converted pixel buffers out to a ``FrameQueue``.
+///
+/// The codec runs libavcodec's frame threading (`threads` 0 = one per CPU). Pictures in 8-bit 4:2:0,
+/// NV12 or grey are wrapped without copying (`Frame.makePixelBuffer`); anything else, or everything when
+/// an output format is requested, is converted by a ``Scaler`` into pooled buffers.
+///
+/// Lifecycle: `init` (opens the codec; throws when it cannot) → ``start()`` → ``stop()``; not
+/// restartable; a started decoder must be stopped (its thread keeps it alive). ``stop()`` aborts both
+/// queues (ffplay's `decoder_abort`), so it returns promptly even when the thread is blocked on either;
+/// the owner ``PacketQueue/start()``s them again if it reuses them.
+///
+/// Threads: the decode thread ("oavf.video-decode") owns the codec, the scaler and the loop; ``status``
+/// and the switches are thread-safe; `start`/`stop` are called by the owner.
+package final class VideoDecoder: @unchecked Sendable {
+    /// The stream's packets (shared with the demuxer).
+    package let packets: PacketQueue
+    /// Decoded pictures (shared with the renderer).
+    package let frames: FrameQueue<VideoFrame>
+    /// Counters and switches visible to other threads.
+    package let status = DecoderStatus()
+    /// The stream's time base: `pts` and `duration` of frames are exact in it.
+    package let timeBase: Rational
+    /// The pixel format every frame is converted to, or nil to wrap whatever can be wrapped and convert
+    /// the rest to `y420`.
+    package let outputPixelFormatType: OSType?
+
+    /// The ffplay decoder loop; decode thread only (handed over by `start`).
+    private let loop: DecodeLoop
+    /// One frame at the stream's guessed rate in `timeBase` ticks: the duration of frames whose packet
+    /// gives none. Zero when unknown.
+    private let nominalFrameTicks: Int64
+    /// Called (on the decode thread) with a fatal error before the thread ends.
+    private let onFatalError: (@Sendable (FFmpegError) -> Void)?
+    /// The converter for pictures that cannot be wrapped; created on first use, decode thread only.
+    private var scaler: Scaler?
+    /// The timestamp expected for the next frame, in `timeBase` ticks (ffplay's `next_pts`); decode thread only.
+    private var nextTicks: Int64?
+    /// Attachments for the last colour description seen, reused while it does not change; decode thread only.
+    private var cachedAttachments: (key: UInt64, store: CVBufferAttachmentStore)?
+    /// The running thread; guarded by `threadLock`.
+    private var thread: WorkerThread?
+    /// Guards `thread`.
+    private let threadLock = ConditionLock()
+
+    /// Opens a decoder for the stream described by `parameters`.
+    ///
+    /// - Parameters:
+    ///   - timeBase: the stream's time base (usually `parameters.timeBase`).
+    ///   - threads: libavcodec threads; 0 = one per CPU.
+    ///   - outputPixelFormatType: convert every picture to this format (see
+    ///     `Scaler.supportedOutputPixelFormatTypes`); nil wraps what it can.
+    ///   - onFatalError: called on the decode thread when decoding cannot go on (out of memory).
+    /// - Throws: `FFmpegError.decoderNotFound` when no decoder exists, or the codec's open error;
+    ///   `patchWelcome` for an unsupported output format.
+    package init(
+        parameters: CodecParameters, timeBase: Rational, packets: PacketQueue, frames: FrameQueue<VideoFrame>,
+        threads: Int = 0, outputPixelFormatType: OSType? = nil,
+        onFatalError: (@Sendable (FFmpegError) -> Void)? = nil
+    ) throws(FFmpegError) {
+        if let outputPixelFormatType {
+            guard Scaler.supportedOutputPixelFormatTypes.contains(outputPixelFormatType) else {
+                throw FFmpegError.patchWelcome
+            }
+        }
+        let codec = try CodecContext(parameters: parameters, timeBase: timeBase, threads: threads)
+        self.packets = packets
+        self.frames = frames
+        self.timeBase = timeBase
+        self.outputPixelFormatType = outputPixelFormatType
+        self.onFatalError = onFatalError
+        if let rate = parameters.frameRate, rate.num > 0, rate.den > 0 {
+            nominalFrameTicks = max(0, Rational.rescale(1, from: Rational(rate.den, rate.num), to: timeBase))
+        } else {
+            nominalFrameTicks = 0
+        }
+        loop = DecodeLoop(codec: codec, packets: packets, status: status)
+    }
+
+    /// Starts the decode thread. Call once.
+    package func start() {
+        threadLock.withLock {
+            precondition(thread == nil, "VideoDecoder.start() called twice")
+            thread = WorkerThread(name: "oavf.video-decode") { [self] in run() }
+        }
+    }
+
+    /// Aborts the packet and frame queues and waits for the decode thread to end. Idempotent; safe from
+    /// any thread (from the decode thread itself, e.g. inside a callback, it does not wait).
+    package func stop() {
+        packets.abort()
+        frames.abort()
+        let running = threadLock.withLock { thread }
+        running?.join()
+    }
+
+    /// Packets the codec rejected, failed receives, corrupt or unconvertible pictures so far.
+    package var decodeErrorCount: Int { status.decodeErrorCount }
+
+    /// The serial whose end of stream has been fully decoded, nil while decoding.
+    package var finishedSerial: Serial? { status.finishedSerial }
+
+    /// Skip non-reference frames (B-frames) when decoding (`AVDISCARD_NONREF`), for fast rates.
+    package var skipNonReferenceFrames: Bool {
+        get { status.skipNonReferenceFrames }
+        set { status.skipNonReferenceFrames = newValue }
+    }
+
+    /// Decode keyframes only (`AVDISCARD_NONKEY`), for scrubbing and very fast rates. Wins over
+    /// ``skipNonReferenceFrames``.
+    package var skipNonKeyFrames: Bool {
+        get { status.skipNonKeyFrames }
+        set { status.skipNonKeyFrames = newValue }
+    }
+
+    /// Drop frames of `serial` that end at or before `time` without pushing them (exact seeks); nil
+    /// clears. `Demuxer.seek(to:range:accurate:)` achieves the same through the packet queues.
+    package func setDropFramesBefore(_ time: CMTime?, serial: Serial) {
+        status.setDropFramesBefore(time, scope: .serial(serial))
+    }
+
+    /// The exact-seek target for the next seek: set it just before asking the demuxer to seek, and the
+    /// decoder drops frames ending at or before it in every serial after the packet queue's current
+    /// one; nil clears. Reads back the target last set.
+    package var dropFramesBefore: CMTime? {
+        get { status.dropFramesBefore }
+        set { status.setDropFramesBefore(newValue, scope: .after(packets.serial)) }
+    }
+
+    // MARK: Decode thread
+
+    /// The thread body.
+    private func run() {
+        loop.onSerialChange = { [unowned self] _ in nextTicks = nil }
+        while true {
+            switch loop.next() {
+            case .aborted:
+                return
+            case .fatal(let error):
+                onFatalError?(error)
+                return
+            case .frame(let serial):
+                let frame = loop.frame
+                defer { frame.unref() }
+                if !deliver(frame, serial: serial) { return }
+            }
+        }
+    }
+
+    /// Turns `frame` into a ``VideoFrame`` and pushes it. Returns false when the frame queue was aborted.
+    private func deliver(_ frame: Frame, serial: Serial) -> Bool {
+        let ticks = frame.bestEffortTimestamp ?? nextTicks ?? 0
+        let durationTicks = frame.packetDuration > 0 ? frame.packetDuration : nominalFrameTicks
+        nextTicks = ticks + durationTicks
+        let pts = CMTime(ffmpeg: ticks, timeBase: timeBase)
+        let duration = CMTime(ffmpeg: durationTicks, timeBase: timeBase)
+        if let dropTarget = status.dropTarget(for: serial, packets: packets) {
+            let end = durationTicks > 0 ? pts + duration : pts
+            if durationTicks > 0 ? end <= dropTarget : end < dropTarget {
+                status.countDropped()
+                return true
+            }
+        }
+        if packets.serial != serial {
+            status.countDropped()
+            return true
+        }
+        guard let pixelBuffer = makePixelBuffer(frame) else {
+            status.countDecodeError()
+            return true
+        }
+        let video = VideoFrame(
+            pixelBuffer: pixelBuffer, pts: pts, duration: duration, serial: serial, isKeyframe: frame.isKeyframe)
+        let pushed = frames.push(video, serial: serial, cancelIf: { [packets] in packets.serial != serial })
+        if pushed {
+            status.countDecoded()
+            return true
+        }
+        if frames.isAborted { return false }
+        status.countDropped()
+        return true
+    }
+
+    /// Wraps or converts `frame`; nil when conversion failed.
+    private func makePixelBuffer(_ frame: Frame) -> CVPixelBuffer? {
+        let key = frame.colorDescriptionKey
+        let attachments: CVBufferAttachmentStore
+        if let cachedAttachments, cachedAttachments.key == key {
+            attachments = cachedAttachments.store
+        } else {
+            attachments = frame.colorAttachments
+            cachedAttachments = (key, attachments)
+        }
+        if outputPixelFormatType == nil || frame.wrappablePixelFormatType == outputPixelFormatType,
+            let wrapped = frame.makePixelBuffer(attachments: attachments)
+        {
+            return wrapped
+        }
+        do {
+            if scaler == nil {
+                scaler = try Scaler(outputPixelFormatType: outputPixelFormatType ?? kCVPixelFormatType_420YpCbCr8Planar)
+            }
+            return try scaler?.convert(frame)
+        } catch {
+            return nil
+        }
+    }
+}

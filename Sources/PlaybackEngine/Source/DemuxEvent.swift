@@ -1,0 +1,18 @@
+import CoreMedia
+import FFmpegBridge
+
+/// What the demux thread reports to its owner through `Demuxer.onEvent` (called on the demux thread;
+/// handlers must return quickly and may call any `Demuxer` method, `stop()` included).
+package enum DemuxEvent: Sendable {
+    /// The input ended; every queue got an end-of-stream marker. Reading resumes after a seek.
+    case endOfFile
+    /// Reading failed for good before the end (an I/O error, a truncated file); every queue got an
+    /// end-of-stream marker so the decoders drain what arrived. Corrupt packets are not errors: they are
+    /// passed on to the decoders, as ffplay does.
+    case readError(FFmpegError)
+    /// A seek was performed: every queue was flushed (their serials bumped) and reading continues from
+    /// the new position. Superseded seek requests are never performed and never reported.
+    case seekCompleted(target: CMTime)
+    /// `avformat_seek_file` failed: nothing was flushed and reading continues where it was.
+    case seekFailed(target: CMTime, error: FFmpegError)
+}

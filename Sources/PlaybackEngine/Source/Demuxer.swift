@@ -1,0 +1,403 @@
+import CoreMedia
+import FFmpegBridge
+
+/// The read thread of ffplay (`read_thread`): reads packets with `av_read_frame` and routes each to its
+/// stream's ``PacketQueue``, applies back-pressure, performs seeks, and marks the end of the input.
+///
+/// - Routing: streams without a queue are discarded inside libavformat (`AVDISCARD_ALL`).
+/// - Back-pressure: see ``BufferLimits``; the thread waits on a condition that the queues signal when
+///   a decoder takes a packet, re-checking at least every 10 ms (ffplay's `continue_read_thread`).
+/// - End of input: every queue gets an end-of-stream marker so its decoder drains; the thread then
+///   waits until a seek (reading resumes) or ``stop()``.
+/// - Seeks are asynchronous and the latest request wins: the thread calls `avformat_seek_file`,
+///   flushes every queue (bumping its serial), clears the end-of-file state and reports
+///   ``DemuxEvent/seekCompleted(target:)``.
+/// - Cover art (attached pictures) is queued after start and after every seek, followed by an
+///   end-of-stream marker, as ffplay does.
+///
+/// Lifecycle: `init` → ``start()`` → ``stop()``; not restartable. ``stop()`` aborts the format's
+/// `InterruptFlag` (permanently) so that a blocked read returns. A started demuxer must be stopped: its
+/// thread keeps it alive until then.
+///
+/// Threads: the demux thread ("oavf.demux") owns the `FormatContext` between ``start()`` and the end of
+/// ``stop()`` (the caller owns it before and after), the scratch packet and the routing table. Requests
+/// and published state are guarded by `control`, which is also the condition the thread sleeps on.
+package final class Demuxer: @unchecked Sendable {
+    /// How long the thread sleeps before re-checking a full buffer or a finished input (ffplay: 10 ms).
+    static let idleWait = 0.01
+    /// Read errors in a row after which the input is given up as unreadable: a damaged region makes
+    /// libavformat fail once per bad packet and then recover, a dead input fails every time.
+    static let maximumConsecutiveReadErrors = 32
+
+    /// A pending seek request.
+    private struct SeekRequest {
+        /// Where to go, in container time.
+        var target: CMTime
+        /// Where the landing point may be; nil: at or before `target`.
+        var range: ClosedRange<CMTime>?
+        /// Whether decoders drop what ends before `target`.
+        var accurate: Bool
+    }
+
+    /// Requests and published state, guarded by `control`.
+    private struct Shared {
+        /// Set by `stop`.
+        var abortRequested = false
+        /// The latest seek not yet performed.
+        var pendingSeek: SeekRequest?
+        /// The latest routing table not yet applied.
+        var pendingStreams: [Int: PacketQueue]?
+        /// The read-ahead limits.
+        var limits: BufferLimits
+        /// See ``Demuxer/onEvent``.
+        var onEvent: (@Sendable (DemuxEvent) -> Void)?
+        /// See ``Demuxer/onSeek``.
+        var onSeek: (@Sendable (_ target: CMTime, _ serials: [Int: Serial]) -> Void)?
+        /// The routing table as last applied by the thread (or given to `init`).
+        var streams: [Int: PacketQueue]
+        /// See ``Demuxer/isAtEndOfFile``.
+        var isAtEndOfFile = false
+        /// See ``Demuxer/bytesRead``.
+        var bytesRead: Int64 = 0
+    }
+
+    /// The input; demux thread only while running.
+    private let format: FormatContext
+    /// The lock guarding `shared` and the condition the thread sleeps on; queues signal it.
+    private let control = ConditionLock()
+    /// Guarded by `control`.
+    private var shared: Shared
+    /// Kind of every container stream, read at `init` (audio and video queues count for duration limits).
+    private let streamKinds: [StreamKind]
+    /// The container's end (start + duration) when known: the buffered end at the end of input when nothing
+    /// was read since the last seek.
+    private let containerEnd: CMTime?
+    /// The running thread; guarded by `control`.
+    private var thread: WorkerThread?
+
+    // Demux thread only:
+    /// Where `av_read_frame` writes; its payload is moved into a pooled packet of the target queue.
+    private let scratch = Packet()
+    /// The routing table the thread uses.
+    private var streams: [Int: PacketQueue]
+    /// Whether the end of input (or a fatal read error) was reached and the markers queued.
+    private var reachedEnd = false
+    /// Consecutive failed reads.
+    private var consecutiveErrors = 0
+
+    /// A demuxer for `format` routing stream index → queue; other streams are discarded.
+    ///
+    /// Call on the thread that owns `format`; the demuxer owns it from ``start()`` until ``stop()`` returns.
+    package init(format: FormatContext, streams: [Int: PacketQueue], limits: BufferLimits = BufferLimits()) {
+        self.format = format
+        self.streams = streams
+        shared = Shared(limits: limits, streams: streams)
+        streamKinds = (0..<format.streamCount).map { format.kind(ofStream: $0) }
+        if let duration = format.durationMicroseconds {
+            containerEnd = CMTime(microseconds: (format.startTimeMicroseconds ?? 0) + duration)
+        } else {
+            containerEnd = nil
+        }
+        format.setDiscard(keepingStreams: Set(streams.keys))
+        for queue in streams.values { queue.setConsumerWakeup(control) }
+    }
+
+    // MARK: Owner API (any thread)
+
+    /// Called on the demux thread for every ``DemuxEvent``. Set it before ``start()``.
+    package var onEvent: (@Sendable (DemuxEvent) -> Void)? {
+        get { control.withLock { shared.onEvent } }
+        set { control.withLock { shared.onEvent = newValue } }
+    }
+
+    /// Called on the demux thread after each performed seek with the queues' serials after the flush
+    /// (before the ``DemuxEvent/seekCompleted(target:)`` event).
+    package var onSeek: (@Sendable (_ target: CMTime, _ serials: [Int: Serial]) -> Void)? {
+        get { control.withLock { shared.onSeek } }
+        set { control.withLock { shared.onSeek = newValue } }
+    }
+
+    /// The read-ahead limits; changes apply from the thread's next check.
+    package var limits: BufferLimits {
+        get { control.withLock { shared.limits } }
+        set {
+            control.withLock { shared.limits = newValue }
+            control.broadcast()
+        }
+    }
+
+    /// Starts the demux thread. Call once.
+    package func start() {
+        control.withLock {
+            precondition(thread == nil, "Demuxer.start() called twice")
+            thread = WorkerThread(name: "oavf.demux") { [self] in run() }
+        }
+    }
+
+    /// Stops the demux thread: interrupts a blocked read (the format's `InterruptFlag`, for good) and
+    /// waits for the thread to end. The queues are left as they are. Idempotent; safe from any thread,
+    /// including an ``onEvent`` handler (which cannot wait for its own thread and returns at once).
+    package func stop() {
+        let running = control.withLock {
+            shared.abortRequested = true
+            return thread
+        }
+        format.interrupt.abort()
+        control.broadcast()
+        running?.join()
+    }
+
+    /// Requests a seek to `target` in container time (the `FormatContext`'s timeline, which stream
+    /// timestamps share). Asynchronous; replaces a request the thread has not performed yet.
+    ///
+    /// - Parameters:
+    ///   - range: where the landing point may be (`avformat_seek_file`'s min/max); by default anything
+    ///     at or before `target`, so decoding starts at the keyframe at or before it.
+    ///   - accurate: also make the decoders drop what ends before `target` in the new serial (through
+    ///     ``PacketQueue/flush(dropFramesBefore:)``), so the first frames out are the target's.
+    package func seek(to target: CMTime, range: ClosedRange<CMTime>? = nil, accurate: Bool = false) {
+        control.withLock { shared.pendingSeek = SeekRequest(target: target, range: range, accurate: accurate) }
+        control.broadcast()
+    }
+
+    /// Replaces the routing table (e.g. another audio track): streams that leave stop being read (their
+    /// queues are left to the owner), new streams are read from the current position on; a new queue
+    /// gets an end-of-stream marker at once if the input already ended. Asynchronous.
+    package func setStreams(_ streams: [Int: PacketQueue]) {
+        control.withLock { shared.pendingStreams = streams }
+        control.broadcast()
+    }
+
+    /// Whether the input ended (or failed) and the end-of-stream markers were queued; cleared by a seek.
+    package var isAtEndOfFile: Bool {
+        control.withLock { shared.isAtEndOfFile }
+    }
+
+    /// How far the input has been read, in container time: the earliest of the audio/video queues' last
+    /// timestamps (other queues when there are none). Once the input ended, the latest of them: everything
+    /// the file holds has been read (for a truncated file, where its data ends; the container's end when
+    /// nothing was read since the last seek). Nil before any timestamped packet, and right after a seek.
+    package var bufferedEnd: CMTime? {
+        let (streams, ended) = control.withLock { (shared.streams, shared.isAtEndOfFile) }
+        let ends = streams.map { (index, queue) in (index, queue.lastTimestamp) }
+        if ended {
+            return ends.compactMap(\.1).max() ?? containerEnd
+        }
+        let media = ends.filter { isMedia($0.0) }.compactMap(\.1)
+        return (media.isEmpty ? ends.compactMap(\.1) : media).min()
+    }
+
+    /// Bytes read from the input so far (the I/O layer's count).
+    package var bytesRead: Int64 {
+        control.withLock { shared.bytesRead }
+    }
+
+    // MARK: Demux thread
+
+    /// The thread body (ffplay's `read_thread` loop).
+    private func run() {
+        queueAttachedPictures()
+        while true {
+            let requests = takeRequests()
+            if requests.abort { return }
+            if let streams = requests.streams { apply(streams) }
+            if let seek = requests.seek {
+                perform(seek)
+                continue
+            }
+            if reachedEnd || isFull(requests.limits) {
+                control.withLock {
+                    if !shared.abortRequested && shared.pendingSeek == nil && shared.pendingStreams == nil {
+                        control.wait(timeout: Self.idleWait)
+                    }
+                }
+                continue
+            }
+            readPacket()
+        }
+    }
+
+    /// What the owner asked for since the thread last looked.
+    private struct Requests {
+        /// `stop` was called.
+        var abort: Bool
+        /// A seek to perform.
+        var seek: SeekRequest?
+        /// A routing table to apply.
+        var streams: [Int: PacketQueue]?
+        /// The current limits.
+        var limits: BufferLimits
+    }
+
+    /// Takes the pending requests (clearing the one-shot ones).
+    private func takeRequests() -> Requests {
+        control.withLock {
+            defer {
+                shared.pendingSeek = nil
+                shared.pendingStreams = nil
+            }
+            return Requests(
+                abort: shared.abortRequested, seek: shared.pendingSeek, streams: shared.pendingStreams,
+                limits: shared.limits)
+        }
+    }
+
+    /// Reads one packet and routes it, or handles the end of input or a read error.
+    private func readPacket() {
+        let result: ReadResult
+        do {
+            result = try format.read(into: scratch)
+        } catch {
+            if format.interrupt.isAborted || control.withLock({ shared.abortRequested }) { return }
+            // ffplay: a failed read at the end of the input is the end of the input.
+            if format.isAtEndOfInput {
+                reachEnd(with: .endOfFile)
+                return
+            }
+            consecutiveErrors += 1
+            if consecutiveErrors >= Self.maximumConsecutiveReadErrors || format.ioError != nil {
+                reachEnd(with: .readError(format.ioError ?? error))
+            }
+            return
+        }
+        switch result {
+        case .endOfFile:
+            reachEnd(with: .endOfFile)
+        case .packet:
+            consecutiveErrors = 0
+            let index = scratch.streamIndex
+            if let queue = streams[index], !isAttachedPicture(index) {
+                queue.put(movingFrom: scratch)
+            } else {
+                scratch.unref()
+            }
+            let bytes = format.ioBytesRead
+            control.withLock { shared.bytesRead = bytes }
+        }
+    }
+
+    /// Queues end-of-stream markers, publishes the state and reports `event`.
+    private func reachEnd(with event: DemuxEvent) {
+        reachedEnd = true
+        for queue in streams.values { queue.putEndOfStream() }
+        let bytes = format.ioBytesRead
+        let handler = control.withLock {
+            shared.isAtEndOfFile = true
+            shared.bytesRead = bytes
+            return shared.onEvent
+        }
+        handler?(event)
+    }
+
+    /// Performs `request`: seek, flush every queue, clear the end state, report.
+    private func perform(_ request: SeekRequest) {
+        let microseconds = Rational(1, 1_000_000)
+        guard let target = request.target.ffmpegValue(in: microseconds) else {
+            report(.seekFailed(target: request.target, error: FFmpegError.posix(EINVAL)))
+            return
+        }
+        var minimum = Int64.min
+        var maximum = target
+        if let range = request.range {
+            minimum =
+                range.lowerBound.isNegativeInfinity
+                ? Int64.min : range.lowerBound.ffmpegValue(in: microseconds) ?? Int64.min
+            maximum =
+                range.upperBound.isPositiveInfinity
+                ? Int64.max : range.upperBound.ffmpegValue(in: microseconds) ?? Int64.max
+        }
+        do {
+            try format.seek(toMicroseconds: target, minimum: min(minimum, target), maximum: max(maximum, target))
+        } catch {
+            report(.seekFailed(target: request.target, error: error))
+            return
+        }
+        var serials: [Int: Serial] = [:]
+        for (index, queue) in streams {
+            queue.flush(dropFramesBefore: request.accurate ? request.target : nil)
+            serials[index] = queue.serial
+        }
+        reachedEnd = false
+        consecutiveErrors = 0
+        queueAttachedPictures()
+        let (onSeek, onEvent) = control.withLock {
+            shared.isAtEndOfFile = false
+            return (shared.onSeek, shared.onEvent)
+        }
+        onSeek?(request.target, serials)
+        onEvent?(.seekCompleted(target: request.target))
+    }
+
+    /// Switches to a new routing table.
+    private func apply(_ newStreams: [Int: PacketQueue]) {
+        let old = streams
+        streams = newStreams
+        format.setDiscard(keepingStreams: Set(newStreams.keys))
+        for (index, queue) in old where newStreams[index] !== queue {
+            queue.setConsumerWakeup(nil)
+        }
+        for (index, queue) in newStreams where old[index] !== queue {
+            queue.setConsumerWakeup(control)
+            if let picture = format.attachedPicture(stream: index) {
+                queue.put(picture)
+                queue.putEndOfStream()
+            } else if reachedEnd {
+                queue.putEndOfStream()
+            }
+        }
+        control.withLock { shared.streams = newStreams }
+    }
+
+    /// Queues the cover art of attached-picture streams, each followed by an end-of-stream marker.
+    private func queueAttachedPictures() {
+        for (index, queue) in streams {
+            guard let picture = format.attachedPicture(stream: index) else { continue }
+            queue.put(picture)
+            queue.putEndOfStream()
+        }
+    }
+
+    /// Whether stream `index` is cover art: its packets come from ``queueAttachedPictures()`` only.
+    private func isAttachedPicture(_ index: Int) -> Bool {
+        attachedPictureStreams.contains(index)
+    }
+
+    /// Attached-picture streams, found once on the demux thread.
+    private lazy var attachedPictureStreams: Set<Int> = Set(
+        (0..<format.streamCount).filter { format.attachedPicture(stream: $0) != nil })
+
+    /// Whether stream `index` is audio or video (the streams duration limits apply to).
+    private func isMedia(_ index: Int) -> Bool {
+        index < streamKinds.count && (streamKinds[index] == .audio || streamKinds[index] == .video)
+    }
+
+    /// ffplay's back-pressure test (see ``BufferLimits``).
+    private func isFull(_ limits: BufferLimits) -> Bool {
+        var totalBytes = 0
+        var everyQueueEnough = true
+        var shortest = Double.infinity
+        var mediaQueues = 0
+        for (index, queue) in streams {
+            let totals = queue.totals
+            totalBytes += totals.bytes
+            guard isMedia(index), !isAttachedPicture(index) else { continue }
+            mediaQueues += 1
+            let seconds = Double(totals.durationTicks) * queue.timeBase.doubleValue
+            let enough = totals.count > limits.minPackets && (totals.durationTicks == 0 || seconds > limits.maxDuration)
+            if !enough { everyQueueEnough = false }
+            shortest = min(
+                shortest, totals.durationTicks == 0 && totals.count > limits.minPackets ? .infinity : seconds)
+        }
+        if totalBytes > limits.maxBytes { return true }
+        guard mediaQueues > 0 else { return false }
+        if everyQueueEnough { return true }
+        if let forward = limits.forwardDuration, shortest >= forward { return true }
+        return false
+    }
+
+    /// Reports `event` to the owner (outside the lock).
+    private func report(_ event: DemuxEvent) {
+        let handler = control.withLock { shared.onEvent }
+        handler?(event)
+    }
+}
