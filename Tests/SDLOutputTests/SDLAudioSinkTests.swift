@@ -1,0 +1,351 @@
+import Foundation
+import PlaybackEngine
+import SDLOutput
+import TestSupport
+import XCTest
+
+/// Drives ``SDLAudioSink`` through SDL's `disk` driver, which writes what a sound card would have played to a raw
+/// file of native-endian 32-bit floats, interleaved, one device buffer per callback (and silent buffers while
+/// paused), at real-time pace. The tests run in real time by necessity (the device sets the pace) and stay short:
+/// a few seconds in all.
+///
+/// The environment is set with `setenv` before each open. SDL reads `SDL_AUDIODRIVER` when its audio subsystem
+/// starts and `SDL_DISKAUDIOFILE` when a device opens; the sink quits the subsystem when its last device closes,
+/// so every test gets a fresh start in the same process.
+final class SDLAudioSinkTests: XCTestCase {
+    /// The obtained format every disk test expects.
+    private let format = AudioFormat.standard
+
+    /// The file SDL's disk driver writes in this test.
+    private var diskFile = ""
+
+    /// The environment as it was before the test, restored after it.
+    private var savedEnvironment: [String: String?] = [:]
+
+    /// Whether SDL audio was down when the test began (other suites in the process may hold it up).
+    private var startedWithSDLAudioDown = true
+
+    override func setUp() {
+        super.setUp()
+        for name in ["SDL_AUDIODRIVER", "SDL_DISKAUDIOFILE", "SDL_DISKAUDIODELAY"] {
+            savedEnvironment[name] = ProcessInfo.processInfo.environment[name]
+        }
+        diskFile =
+            FileManager.default.temporaryDirectory
+            .appendingPathComponent("sdl-audio-\(UUID().uuidString).f32").path
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", diskFile, 1)
+        unsetenv("SDL_DISKAUDIODELAY")
+        startedWithSDLAudioDown = SDLAudioSink.currentDriverName == nil
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: diskFile)
+        for (name, value) in savedEnvironment {
+            if let value { setenv(name, value, 1) } else { unsetenv(name) }
+        }
+        if startedWithSDLAudioDown {
+            XCTAssertNil(SDLAudioSink.currentDriverName, "the test left SDL audio initialised")
+        }
+        super.tearDown()
+    }
+
+    // MARK: - Helpers
+
+    /// The samples the disk driver wrote.
+    private func diskSamples() throws -> [Float] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: diskFile))
+        XCTAssertEqual(data.count % MemoryLayout<Float>.size, 0, "the disk file holds whole 32-bit samples")
+        return data.withUnsafeBytes { raw in
+            (0..<(raw.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        }
+    }
+
+    /// The whole device buffers of silence SDL wrote before the first rendered frame (it runs paused between
+    /// `open` and `resume`), in frames. The sine starts at sin(0) = 0, so the first rendered frame is zero too:
+    /// rounding down to whole buffers finds where rendering began.
+    private func leadingSilentFrames(_ samples: [Float], channelCount: Int, bufferFrames: Int) -> Int {
+        let firstSound = samples.firstIndex { $0 != 0 }.map { $0 / channelCount } ?? samples.count / channelCount
+        return firstSound / bufferFrames * bufferFrames
+    }
+
+    /// Opens a sink on the disk driver at 48 kHz stereo, checks the obtained format, and starts `source`.
+    private func openSink(source: SineRenderSource, volume: Float = 1, muted: Bool = false) throws -> SDLAudioSink {
+        let sink = SDLAudioSink()
+        sink.setVolume(volume, muted: muted)
+        let obtained = try sink.open(preferred: format)
+        XCTAssertEqual(obtained, format)
+        XCTAssertEqual(SDLAudioSink.currentDriverName, "disk")
+        sink.start(source: source)
+        return sink
+    }
+
+    /// One channel of interleaved `samples`.
+    private func channel(_ index: Int, of samples: ArraySlice<Float>) -> [Float] {
+        stride(from: samples.startIndex + index, to: samples.endIndex, by: format.channelCount).map { samples[$0] }
+    }
+
+    // MARK: - Tests
+
+    func testBufferSizeFollowsTheRate() {
+        XCTAssertEqual(SDLAudioSink.bufferFrameCount(sampleRate: 48_000), 1_024)
+        XCTAssertEqual(SDLAudioSink.bufferFrameCount(sampleRate: 44_100), 1_024)
+        XCTAssertEqual(SDLAudioSink.bufferFrameCount(sampleRate: 96_000), 2_048)
+        XCTAssertEqual(SDLAudioSink.bufferFrameCount(sampleRate: 22_050), 512)
+        XCTAssertEqual(SDLAudioSink.bufferFrameCount(sampleRate: 8_000), 512)
+        XCTAssertEqual(SDLAudioSink.bufferFrameCount(sampleRate: 384_000), 8_192)
+    }
+
+    func testDiskOutputIsTheRenderedToneWithoutBreaks() throws {
+        let source = SineRenderSource()
+        let sink = try openSink(source: source)
+        XCTAssertTrue(sink.isRealTime)
+        XCTAssertEqual(sink.bufferFrameCount, 1_024)
+        XCTAssertEqual(sink.latency, 2 * 1_024 / 48_000, accuracy: 1e-12)
+        XCTAssertTrue(sink.isPaused)
+        sink.resume()
+        XCTAssertFalse(sink.isPaused)
+        Thread.sleep(forTimeInterval: 1.5)
+        sink.close()
+        XCTAssertFalse(sink.isOpen)
+        XCTAssertEqual(sink.latency, 0)
+
+        let rendered = source.renderedFrameCount
+        XCTAssertEqual(sink.renderedFrameCount, rendered, "the sink counts what the source rendered")
+        XCTAssertGreaterThan(rendered, 48_000 / 2, "SDL pulled at least half of real time")
+        XCTAssertLessThan(rendered, 48_000 * 2, "the disk driver paces itself in real time")
+        XCTAssertTrue(source.hostTimesWereMonotonic)
+
+        let samples = try diskSamples()
+        let fileFrames = samples.count / 2
+        let lead = leadingSilentFrames(samples, channelCount: 2, bufferFrames: 1_024)
+        XCTAssertEqual(
+            Double(fileFrames - lead), Double(rendered), accuracy: 1_024,
+            "file: \(fileFrames) frames, \(lead) silent while paused, \(rendered) rendered")
+
+        // Bit-exact: at full volume the sink passes the source through.
+        let audio = samples[(lead * 2)...]
+        var mismatches = 0
+        for (offset, sample) in audio.enumerated() where offset / 2 < rendered {
+            if sample != source.expectedSample(frame: offset / 2, channel: offset % 2) { mismatches += 1 }
+        }
+        XCTAssertEqual(mismatches, 0)
+
+        for (index, tone) in [440.0, 660.0].enumerated() {
+            let signal = channel(index, of: audio)
+            let analysis = ToneAnalyzer.analyze(signal, sampleRate: 48_000)
+            XCTAssertEqual(try XCTUnwrap(analysis.frequency), tone, accuracy: tone * 0.005)
+            XCTAssertEqual(analysis.rmsDBFS, -9.03, accuracy: 0.1)
+            let breaks = ToneAnalyzer.discontinuities(in: signal, sampleRate: 48_000, frequency: tone)
+            XCTAssertEqual(breaks, [], "channel \(index)")
+        }
+    }
+
+    func testHalfVolumeIsSixDecibelsDown() throws {
+        let source = SineRenderSource()
+        let sink = try openSink(source: source, volume: 0.5)
+        XCTAssertEqual(sink.volume, 0.5)
+        sink.resume()
+        Thread.sleep(forTimeInterval: 0.3)
+        sink.close()
+        let samples = try diskSamples()
+        let lead = leadingSilentFrames(samples, channelCount: 2, bufferFrames: 1_024)
+        let audio = samples[(lead * 2)...]
+        for index in 0..<2 {
+            let level = ToneAnalyzer.rmsDBFS(of: channel(index, of: audio))
+            XCTAssertEqual(level - -9.03, -6.02, accuracy: 0.5, "channel \(index) at \(level) dBFS")
+        }
+    }
+
+    func testMutedOutputIsSilentWhileTheSourceKeepsRendering() throws {
+        let source = SineRenderSource()
+        let sink = try openSink(source: source, muted: true)
+        XCTAssertTrue(sink.isMuted)
+        sink.resume()
+        Thread.sleep(forTimeInterval: 0.2)
+        sink.close()
+        XCTAssertGreaterThan(source.callCount, 0, "muting keeps pulling, so the audio clock keeps running")
+        let samples = try diskSamples()
+        XCTAssertFalse(samples.isEmpty)
+        XCTAssertTrue(samples.allSatisfy { $0 == 0 }, "muted output is exact silence")
+    }
+
+    func testResumedWithoutSourcePlaysSilence() throws {
+        let sink = SDLAudioSink()
+        _ = try sink.open(preferred: format)
+        sink.resume()
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertGreaterThan(sink.renderedFrameCount, 0)
+        sink.close()
+        XCTAssertTrue(try diskSamples().allSatisfy { $0 == 0 })
+    }
+
+    func testPauseStopsCallingTheSource() throws {
+        let source = SineRenderSource()
+        let sink = try openSink(source: source)
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(source.callCount, 0, "the device opens paused")
+        sink.resume()
+        Thread.sleep(forTimeInterval: 0.2)
+        sink.pause()
+        XCTAssertTrue(sink.isPaused)
+        let callsAtPause = source.callCount
+        XCTAssertGreaterThan(callsAtPause, 0)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(source.callCount, callsAtPause, "no render call while paused")
+        sink.resume()
+        Thread.sleep(forTimeInterval: 0.2)
+        sink.close()
+        XCTAssertGreaterThan(source.callCount, callsAtPause)
+
+        // The disk driver keeps writing while paused: the pause shows as silence, and the tone resumes where it was.
+        let samples = try diskSamples()
+        let lead = leadingSilentFrames(samples, channelCount: 2, bufferFrames: 1_024)
+        let left = channel(0, of: samples[(lead * 2)...])
+        let silences = ToneAnalyzer.discontinuities(in: left, sampleRate: 48_000, frequency: 440)
+        XCTAssertEqual(silences.map(\.kind), [.silence])
+        XCTAssertGreaterThan(silences.first?.duration ?? 0, 0.25)
+        // Every rendered frame is in the file; the 440 Hz sine is exactly 0 once every 1200 frames (whole cycles).
+        let sound = left.filter { $0 != 0 }.count
+        let rendered = source.renderedFrameCount
+        XCTAssertEqual(sound, rendered - rendered / 1_200, accuracy: 2, "all rendered frames are in the file")
+    }
+
+    func testVolumeChangeRampsWithoutClick() throws {
+        let source = SineRenderSource()
+        let sink = try openSink(source: source)
+        sink.resume()
+        Thread.sleep(forTimeInterval: 0.25)
+        sink.setVolume(0.5, muted: false)
+        Thread.sleep(forTimeInterval: 0.25)
+        sink.close()
+
+        let samples = try diskSamples()
+        let lead = leadingSilentFrames(samples, channelCount: 2, bufferFrames: 1_024)
+        let audio = samples[(lead * 2)...]
+        for (index, tone) in [440.0, 660.0].enumerated() {
+            let signal = channel(index, of: audio)
+            let breaks = ToneAnalyzer.discontinuities(in: signal, sampleRate: 48_000, frequency: tone)
+            XCTAssertEqual(breaks, [], "channel \(index)")
+            XCTAssertEqual(ToneAnalyzer.rmsDBFS(of: Array(signal.prefix(4_800))), -9.03, accuracy: 0.1)
+            XCTAssertEqual(ToneAnalyzer.rmsDBFS(of: Array(signal.suffix(4_800))), -15.05, accuracy: 0.1)
+        }
+
+        // The gain, read where the tone is far from zero: 1, then a linear ramp of 10 ms, then 0.5.
+        let left = channel(0, of: audio)
+        var gains: [(frame: Int, gain: Float)] = []
+        for (frame, sample) in left.enumerated() {
+            let expected = source.expectedSample(frame: frame, channel: 0)
+            if abs(expected) > 0.1 { gains.append((frame, sample / expected)) }
+        }
+        let rampStart = try XCTUnwrap(gains.first { $0.gain < 0.9999 }).frame
+        let rampEnd = try XCTUnwrap(gains.first { $0.gain <= 0.5001 }).frame
+        XCTAssertEqual(Double(rampEnd - rampStart), 480, accuracy: 24, "ramp of 10 ms at 48 kHz")
+        for (previous, next) in zip(gains, gains.dropFirst()) {
+            XCTAssertLessThanOrEqual(next.gain, previous.gain + 1e-4, "the gain only falls")
+            let perFrame = (previous.gain - next.gain) / Float(next.frame - previous.frame)
+            XCTAssertLessThanOrEqual(perFrame, 0.5 / 480 + 1e-4, "at frame \(next.frame)")
+        }
+    }
+
+    func testCloseWhileRenderingReturnsPromptly() throws {
+        // Each render sleeps 5 ms, so a close is very likely to land while a callback runs.
+        let source = SineRenderSource(renderDelay: 0.005)
+        let sink = try openSink(source: source)
+        sink.resume()
+        Thread.sleep(forTimeInterval: 0.1)
+        let closed = expectation(description: "close returned")
+        let started = Date()
+        Thread.detachNewThread {
+            sink.close()
+            closed.fulfill()
+        }
+        wait(for: [closed], timeout: 2)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+        XCTAssertFalse(sink.isOpen)
+        let calls = source.callCount
+        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertEqual(source.callCount, calls, "no callback after close")
+        sink.close()  // Closing twice is a no-op.
+    }
+
+    func testSinksShareTheSubsystemAndReopen() throws {
+        let first = SDLAudioSink()
+        let second = SDLAudioSink()
+        _ = try first.open(preferred: format)
+        _ = try second.open(preferred: AudioFormat(sampleRate: 44_100, channelCount: 1))
+        XCTAssertEqual(second.format, AudioFormat(sampleRate: 44_100, channelCount: 1))
+        XCTAssertEqual(second.latency, 2 * 1_024 / 44_100, accuracy: 1e-12)
+        first.close()
+        XCTAssertEqual(SDLAudioSink.currentDriverName, "disk", "the second sink keeps SDL audio up")
+        second.close()
+        XCTAssertNil(SDLAudioSink.currentDriverName, "the last close quits SDL audio")
+        _ = try first.open(preferred: format)
+        _ = try first.open(preferred: format)  // Reopening closes the open device first.
+        XCTAssertTrue(first.isOpen)
+        first.close()
+    }
+
+    func testDeinitClosesTheDevice() throws {
+        var sink: SDLAudioSink? = try openSink(source: SineRenderSource())
+        sink?.resume()
+        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertEqual(SDLAudioSink.currentDriverName, "disk")
+        sink = nil
+        XCTAssertNil(SDLAudioSink.currentDriverName)
+    }
+
+    func testUnknownDriverThrowsSDLsMessage() throws {
+        setenv("SDL_AUDIODRIVER", "nonexistent", 1)
+        let sink = SDLAudioSink()
+        XCTAssertThrowsError(try sink.open(preferred: format)) { error in
+            let message = (error as? AudioSinkError)?.message ?? ""
+            XCTAssertTrue(message.contains("Audio target 'nonexistent' not available"), message)
+            XCTAssertTrue(message.contains("SDL_AUDIODRIVER=dummy"), message)
+        }
+        XCTAssertFalse(sink.isOpen)
+        XCTAssertNil(SDLAudioSink.currentDriverName)
+        // SDL starts afresh on the next open, with the driver now named.
+        setenv("SDL_AUDIODRIVER", "dummy", 1)
+        XCTAssertEqual(try sink.open(preferred: format), format)
+        XCTAssertEqual(SDLAudioSink.currentDriverName, "dummy")
+        sink.close()
+    }
+
+    func testDefaultDriverOpensOrFailsFast() {
+        // No SDL_AUDIODRIVER: SDL tries its real drivers. A headless box has none that opens (ALSA initialises,
+        // then cannot open its default PCM); a desktop opens its sound server. Either way, quickly.
+        unsetenv("SDL_AUDIODRIVER")
+        let sink = SDLAudioSink()
+        let started = Date()
+        do {
+            _ = try sink.open(preferred: format)
+            sink.close()
+        } catch {
+            XCTAssertFalse(error.message.isEmpty)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func testOpeningLeavesCtrlCToTheProcess() throws {
+        // SDL's event subsystem (started with audio) would turn SIGINT into an SDL_QUIT event nobody reads.
+        func interruptHandler() -> Int {
+            var action = sigaction()
+            sigaction(SIGINT, nil, &action)
+            return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+        }
+        let before = interruptHandler()
+        let sink = SDLAudioSink()
+        _ = try sink.open(preferred: format)
+        XCTAssertEqual(interruptHandler(), before)
+        sink.close()
+    }
+
+    func testInvalidFormatThrowsWithoutTouchingSDL() {
+        let sink = SDLAudioSink()
+        XCTAssertThrowsError(try sink.open(preferred: AudioFormat(sampleRate: 48_000, channelCount: 0)))
+        XCTAssertThrowsError(try sink.open(preferred: AudioFormat(sampleRate: 0, channelCount: 2)))
+        XCTAssertThrowsError(try sink.open(preferred: AudioFormat(sampleRate: 48_000, channelCount: 9)))
+        XCTAssertNil(SDLAudioSink.currentDriverName)
+    }
+}
