@@ -27,7 +27,7 @@ let package = Package(
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
 
         // Owning wrappers over every FFmpeg object; the only module that imports CFFmpeg.
-        .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CoreMedia"]),
+        .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CoreMedia", "CoreVideo"]),
 
         // Apple-shaped value layers.
         .target(name: "CoreGraphics"),
@@ -35,8 +35,16 @@ let package = Package(
         .target(name: "CoreVideo", dependencies: ["CoreGraphics"]),
         .target(name: "CoreMedia", dependencies: ["CoreVideo"]),
 
+        // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
+        .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "CoreMedia", "CoreVideo"]),
+
+        // SDL2 audio device and (later) window presenter behind the engine's sink protocols.
+        .target(name: "SDLOutput", dependencies: ["CSDL2", "PlaybackEngine"]),
+
         // The public API.
-        .target(name: "AVFoundation", dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "FFmpegBridge"]),
+        .target(
+            name: "AVFoundation",
+            dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "FFmpegBridge", "PlaybackEngine", "SDLOutput"]),
 
         // Shared by every test target: fixtures, frame-index reader, tone analysis.
         .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge"]),
@@ -47,6 +55,8 @@ let package = Package(
         .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo"]),
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "FFmpegBridge", "CoreVideo"]),
+        .testTarget(name: "PlaybackEngineTests", dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport"]),
+        .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
         .testTarget(name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
     ],

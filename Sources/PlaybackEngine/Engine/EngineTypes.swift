@@ -1,0 +1,100 @@
+import CoreMedia
+import Foundation
+
+/// What the engine needs to play one item: where it is and which streams to play.
+package struct ItemDescriptor: Sendable {
+    /// A path or URL libavformat opens.
+    package var location: String
+    /// Demuxer/protocol options (user agent, headers, timeouts).
+    package var options: [String: String]
+    /// Container stream index of the video to present, if any.
+    package var videoStream: Int?
+    /// Container stream index of the audio to play, if any.
+    package var audioStream: Int?
+    /// Container time that is item time zero (see `AssetDescription.timeOrigin`).
+    package var timeOrigin: CMTime
+    /// The item's duration (item time), `.indefinite` when unknown.
+    package var duration: CMTime
+
+    package init(
+        location: String, options: [String: String] = [:], videoStream: Int?, audioStream: Int?,
+        timeOrigin: CMTime = .zero, duration: CMTime
+    ) {
+        self.location = location
+        self.options = options
+        self.videoStream = videoStream
+        self.audioStream = audioStream
+        self.timeOrigin = timeOrigin
+        self.duration = duration
+    }
+}
+
+/// Why the engine waits instead of playing (Apple's `AVPlayer.WaitingReason` values).
+package enum WaitReason: Sendable, Equatable {
+    case toMinimizeStalls
+    case evaluatingBufferingRate
+    case noItemToPlay
+}
+
+/// The engine's `AVPlayer.TimeControlStatus`.
+package enum TimeControl: Sendable, Equatable {
+    case paused
+    case waiting(WaitReason)
+    case playing
+}
+
+/// Buffering state of an item, as `AVPlayerItem` publishes it.
+package struct BufferState: Sendable, Equatable {
+    /// Item-time range from the playhead to the end of what is demuxed.
+    package var loaded: CMTimeRange?
+    package var isEmpty: Bool
+    package var isFull: Bool
+    package var isLikelyToKeepUp: Bool
+
+    package init(loaded: CMTimeRange?, isEmpty: Bool, isFull: Bool, isLikelyToKeepUp: Bool) {
+        self.loaded = loaded
+        self.isEmpty = isEmpty
+        self.isFull = isFull
+        self.isLikelyToKeepUp = isLikelyToKeepUp
+    }
+
+    package static let initial = BufferState(loaded: nil, isEmpty: true, isFull: false, isLikelyToKeepUp: false)
+}
+
+/// Counters for logs and tests.
+package struct PlaybackStatistics: Sendable, Equatable {
+    package var framesPresented = 0
+    package var framesDropped = 0
+    package var audioFramesRendered = 0
+    package var audioUnderruns = 0
+    package var stalls = 0
+    package var decodeErrors = 0
+    package init() {}
+}
+
+/// What the engine tells its owner. Delivered on the engine thread, never under an engine lock.
+package enum EngineEvent: Sendable {
+    /// The session opened and its first frames are decoded.
+    case itemReady(ItemSession)
+    /// The session could not be prepared.
+    case itemFailed(ItemSession, any Error)
+    /// Playback reached the item's end (or its forward end time).
+    case itemPlayedToEnd(ItemSession)
+    /// Playback could not continue (an unrecoverable read error).
+    case itemFailedToPlayToEnd(ItemSession, any Error)
+    /// The engine moved on to the next session of its queue (or to none).
+    case currentItemChanged(from: ItemSession?, to: ItemSession?)
+    case timeControlChanged(TimeControl)
+    /// The engine set the rate itself (to 0 at an item's end with `.pause`).
+    case rateChanged(Float)
+    case timeJumped(ItemSession)
+    case stalled(ItemSession)
+    case bufferChanged(ItemSession, BufferState)
+    /// No audio device could be opened: playback continues on the system clock.
+    case audioDeviceUnavailable(String)
+}
+
+/// What happens when an item ends (Apple's `AVPlayer.ActionAtItemEnd`).
+package enum EndAction: Sendable, Equatable {
+    case advance, pause, none
+}

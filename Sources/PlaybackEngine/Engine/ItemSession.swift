@@ -1,0 +1,254 @@
+import CoreMedia
+import CoreVideo
+import FFmpegBridge
+import Foundation
+
+/// One item's media pipeline: the demux thread, a decode thread per played stream, their
+/// serial-tagged queues (ffplay's `VideoState`, one per item).
+///
+/// Thread ownership: created by the facade; ``prepare()`` runs on a background queue; afterwards
+/// the engine thread reads frames; demux/decode threads are internal. Queue objects are
+/// thread-safe. `stop()` may be called from any thread, once.
+package final class ItemSession: @unchecked Sendable, Identifiable {
+    package let id = UUID()
+    /// What to play; a placeholder until ``prepare()`` obtained it from the provider.
+    package var descriptor: ItemDescriptor { lock.withLock { _descriptor } }
+    private var _descriptor = ItemDescriptor(location: "", videoStream: nil, audioStream: nil, duration: .indefinite)
+    /// Produces the descriptor (loads the asset); runs inside ``prepare()``, off the engine thread.
+    private let descriptorProvider: @Sendable () throws -> ItemDescriptor
+    /// Format the audio decoder converts to (the audio sink's).
+    package let audioFormat: AudioFormat
+
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var format: FormatContext?
+    private var demuxer: Demuxer?
+    private var videoDecoder: VideoDecoder?
+    private var audioDecoder: AudioDecoder?
+    private var stopped = false
+    private var readError: (any Error)?
+    /// The container target of the seek the demuxer has not performed yet (latest wins).
+    private var seekInFlight: CMTime?
+    private var seekFailed = false
+    private let interrupt = InterruptFlag()
+
+    package private(set) var videoPackets: PacketQueue?
+    package private(set) var audioPackets: PacketQueue?
+    package private(set) var videoFrames: FrameQueue<VideoFrame>?
+    package private(set) var audioFrames: FrameQueue<AudioFrame>?
+
+    /// Tuning: decoded-frame ring sizes (ffplay: VIDEO_PICTURE_QUEUE_SIZE 3, SAMPLE_QUEUE_SIZE 9).
+    static let videoFrameCapacity = 3
+    static let audioFrameCapacity = 9
+    /// Preparation gives up after this long without a first frame (seconds): a stuck network read.
+    static let prepareTimeout = 20.0
+
+    /// Called on a pipeline thread when demuxing hits an unrecoverable error after preparation.
+    package var onReadError: (@Sendable (any Error) -> Void)?
+
+    package init(audioFormat: AudioFormat, descriptor provider: @escaping @Sendable () throws -> ItemDescriptor) {
+        self.descriptorProvider = provider
+        self.audioFormat = audioFormat
+    }
+
+    package convenience init(descriptor: ItemDescriptor, audioFormat: AudioFormat) {
+        self.init(audioFormat: audioFormat) { descriptor }
+    }
+
+    package var hasVideo: Bool { descriptor.videoStream != nil }
+    package var hasAudio: Bool { descriptor.audioStream != nil }
+
+    /// Opens the input, starts the pipeline and waits for the first decoded frames (or the end of
+    /// a short input). Blocking; call off the engine thread.
+    package func prepare() throws {
+        if isStopped { throw FFmpegError.exit }
+        let descriptor = try descriptorProvider()
+        lock.withLock { _descriptor = descriptor }
+        if isStopped { throw FFmpegError.exit }
+        let format = try FormatContext(url: descriptor.location, options: descriptor.options, interrupt: interrupt)
+        var queues: [Int: PacketQueue] = [:]
+        var video: (PacketQueue, FrameQueue<VideoFrame>, VideoDecoder)?
+        var audio: (PacketQueue, FrameQueue<AudioFrame>, AudioDecoder)?
+        let info = format.info
+        if let v = descriptor.videoStream, v < info.streams.count {
+            let tb = info.streams[v].timeBase
+            let packets = PacketQueue(streamIndex: v, timeBase: tb)
+            let frames = FrameQueue<VideoFrame>(capacity: Self.videoFrameCapacity)
+            let decoder = try VideoDecoder(
+                parameters: format.codecParameters(stream: v), timeBase: tb, packets: packets, frames: frames)
+            queues[v] = packets
+            video = (packets, frames, decoder)
+        }
+        if let a = descriptor.audioStream, a < info.streams.count {
+            let tb = info.streams[a].timeBase
+            let packets = PacketQueue(streamIndex: a, timeBase: tb)
+            let frames = FrameQueue<AudioFrame>(capacity: Self.audioFrameCapacity)
+            let decoder = try AudioDecoder(
+                parameters: format.codecParameters(stream: a), timeBase: tb, packets: packets, frames: frames,
+                outputFormat: audioFormat)
+            queues[a] = packets
+            audio = (packets, frames, decoder)
+        }
+        let demuxer = Demuxer(format: format, streams: queues, limits: BufferLimits())
+        demuxer.onEvent = { [weak self] event in self?.demuxEvent(event) }
+        demuxer.onSeek = { [weak self] target, _ in self?.seekPerformed(target: target, failed: false) }
+
+        let proceed: Bool = lock.withLock {
+            if stopped { return false }
+            self.format = format
+            self.demuxer = demuxer
+            if let video {
+                (videoPackets, videoFrames, videoDecoder) = video
+            }
+            if let audio {
+                (audioPackets, audioFrames, audioDecoder) = audio
+            }
+            return true
+        }
+        guard proceed else { throw FFmpegError.exit }
+        video?.2.start()
+        audio?.2.start()
+        demuxer.start()
+        try waitForFirstFrames()
+    }
+
+    private func waitForFirstFrames() throws {
+        let deadline = Date().addingTimeInterval(Self.prepareTimeout)
+        while true {
+            let (isStopped, error) = lock.withLock { (stopped, readError) }
+            if isStopped { throw FFmpegError.exit }
+            if let error { throw error }
+            let videoReady = videoFrames.map { $0.count > 0 || isVideoDecoderFinished } ?? true
+            let audioReady = audioFrames.map { $0.count > 0 || isAudioDecoderFinished } ?? true
+            if videoReady && audioReady { return }
+            if Date() > deadline { throw FFmpegError(code: FFmpegError.exit.code, function: "prepare (timed out)") }
+            if let frames = videoFrames, !videoReady {
+                _ = frames.waitUntilReadable(timeout: 0.01)
+            } else if let frames = audioFrames {
+                _ = frames.waitUntilReadable(timeout: 0.01)
+            }
+        }
+    }
+
+    /// The demuxer performed (or failed) the seek to `target`: queues are flushed, serials bumped.
+    private func seekPerformed(target: CMTime, failed: Bool) {
+        lock.withLock {
+            guard seekInFlight == target else { return }
+            seekInFlight = nil
+            if failed { seekFailed = true }
+        }
+    }
+
+    /// Whether a requested seek has not been performed yet (frames still carry old serials).
+    package var isSeekInFlight: Bool { lock.withLock { seekInFlight != nil } }
+
+    /// Whether the last seek failed (the position did not change); clears the flag.
+    package func takeSeekFailure() -> Bool {
+        lock.withLock {
+            defer { seekFailed = false }
+            return seekFailed
+        }
+    }
+
+    private func demuxEvent(_ event: DemuxEvent) {
+        switch event {
+        case .seekFailed(let target, _):
+            seekPerformed(target: target, failed: true)
+        case .readError(let e):
+            let callback: (@Sendable (any Error) -> Void)? = lock.withLock {
+                readError = e
+                return onReadError
+            }
+            callback?(e)
+        default:
+            break
+        }
+    }
+
+    /// Whether ``stop()`` was called.
+    package var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Whether the video decoder drained everything of the current serial.
+    package var isVideoDecoderFinished: Bool {
+        guard let d = videoDecoder, let p = videoPackets else { return true }
+        return d.finishedSerial == p.serial
+    }
+
+    package var isAudioDecoderFinished: Bool {
+        guard let d = audioDecoder, let p = audioPackets else { return true }
+        return d.finishedSerial == p.serial
+    }
+
+    /// Video is over: the decoder drained and every frame was taken.
+    package var isVideoFinished: Bool { isVideoDecoderFinished && (videoFrames?.count ?? 0) == 0 }
+
+    /// The demuxer reached the end of the input (for buffering state).
+    package var isAtEndOfFile: Bool { lock.withLock { demuxer }?.isAtEndOfFile ?? false }
+
+    /// Item time of a stream timestamp.
+    package func itemTime(_ streamTime: CMTime) -> CMTime {
+        descriptor.timeOrigin == .zero ? streamTime : streamTime - descriptor.timeOrigin
+    }
+
+    /// Container time of an item time.
+    package func containerTime(_ itemTime: CMTime) -> CMTime {
+        descriptor.timeOrigin == .zero ? itemTime : itemTime + descriptor.timeOrigin
+    }
+
+    /// Serial of the video packets now (frames of other serials are stale).
+    package var videoSerial: Serial? { videoPackets?.serial }
+    package var audioSerial: Serial? { audioPackets?.serial }
+
+    /// End of demuxed media in item time (the whole item at end of file).
+    package var bufferedEnd: CMTime? {
+        guard let d = lock.withLock({ demuxer }) else { return nil }
+        if d.isAtEndOfFile { return descriptor.duration.isNumeric ? descriptor.duration : nil }
+        return d.bufferedEnd.map(itemTime)
+    }
+
+    /// Seeks to `itemTime`: the demuxer repositions at a keyframe at or before it (within
+    /// `range` when given) and bumps every serial. With `exact`, decoders drop frames before the target.
+    package func seek(to itemTime: CMTime, exact: Bool) {
+        let target = containerTime(itemTime)
+        guard
+            let d = lock.withLock({ () -> Demuxer? in
+                seekInFlight = target
+                seekFailed = false
+                return demuxer
+            })
+        else { return }
+        // `accurate` records the target with the queue flush itself, so decoders drop frames before
+        // it for exactly the new serial (no race with frames already in flight).
+        d.seek(to: target, range: nil, accurate: exact)
+    }
+
+    package var decodeErrorCount: Int {
+        (videoDecoder?.decodeErrorCount ?? 0) + (audioDecoder?.decodeErrorCount ?? 0)
+    }
+
+    /// Stops every thread and releases FFmpeg objects. Idempotent; safe from any thread.
+    package func stop() {
+        let parts: (Demuxer?, VideoDecoder?, AudioDecoder?)? = lock.withLock {
+            if stopped { return nil }
+            stopped = true
+            return (demuxer, videoDecoder, audioDecoder)
+        }
+        interrupt.abort()
+        guard let (d, v, a) = parts else { return }
+        videoPackets?.abort()
+        audioPackets?.abort()
+        videoFrames?.abort()
+        audioFrames?.abort()
+        d?.stop()
+        v?.stop()
+        a?.stop()
+        lock.withLock {
+            demuxer = nil
+            format = nil
+        }
+    }
+
+    deinit {
+        stop()
+    }
+}

@@ -1,0 +1,836 @@
+import CoreMedia
+import CoreVideo
+import Foundation
+
+/// Receives presented video frames (outputs, layers, tests).
+package protocol VideoFrameSink: AnyObject, Sendable {
+    /// `frame` is shown from item time `itemTime` on. Engine thread.
+    func present(_ frame: VideoFrame, itemTime: CMTime, session: ItemSession)
+    /// The sequence was interrupted (seek, item change): drop anything queued.
+    func flush(session: ItemSession?)
+}
+
+/// How the engine keeps time and where audio goes.
+package struct EngineConfiguration: Sendable {
+    /// A virtual clock (untimed or manual); nil plays in real time on the host clock.
+    package var virtualClock: VirtualClock?
+    /// Makes the audio sink. Real time: normally an SDL device (nil or a failing open means no
+    /// device: the engine runs on the system clock). Virtual clocks need a non-real-time sink.
+    package var audioSink: @Sendable () -> (any AudioSink)?
+
+    package init(virtualClock: VirtualClock? = nil, audioSink: @escaping @Sendable () -> (any AudioSink)?) {
+        self.virtualClock = virtualClock
+        self.audioSink = audioSink
+    }
+}
+
+/// The playback engine of one player (Media3's `ExoPlayerImplInternal`; ffplay's refresh loop).
+///
+/// A dedicated thread ("oavf.playback") owns presentation: it prepares items, moves the clock,
+/// presents video frames against it (audio is the master clock when it plays), fires time
+/// observers, detects the end and applies the end action. Commands arrive from any thread through
+/// the methods below; events leave through ``onEvent`` on the engine thread, never under a lock.
+///
+/// State machine of the current item: `preparing → ready → (playing ⇄ paused/waiting) → ended`;
+/// `failed` from preparing or playing. Seeks and item changes bump serials in the pipeline.
+package final class PlayerEngine: @unchecked Sendable {
+    package let configuration: EngineConfiguration
+    /// The format audio is decoded to (the sink's, or the standard format without a sink).
+    package let audioFormat: AudioFormat
+    package let renderer: AudioRenderer
+    private let sink: (any AudioSink)?
+    private let clock = PlaybackClock()
+
+    /// Guards every `var` below. The engine thread holds it only for short sections.
+    private let lock = ConditionLock()
+
+    /// Set once before the first command; called on the engine thread.
+    package var onEvent: (@Sendable (EngineEvent) -> Void)? {
+        get { lock.withLock { _onEvent } }
+        set { lock.withLock { _onEvent = newValue } }
+    }
+    private var _onEvent: (@Sendable (EngineEvent) -> Void)?
+
+    // MARK: State (guarded by `lock`)
+
+    private var queue: [ItemSession] = []
+    private var ready: Set<UUID> = []
+    private var preparing: Set<UUID> = []
+    private var failed: Set<UUID> = []
+    private var ended: Set<UUID> = []
+    private var rate: Float = 0
+    private var endAction: EndAction = .pause
+    private var forwardEnd: [UUID: CMTime] = [:]
+    private var timeControl: TimeControl = .paused
+    private var observers = TimeObservers()
+    private var videoSinks: [ObjectIdentifier: any VideoFrameSink] = [:]
+    /// Item time reported to observers last, per current session.
+    private var lastTime: CMTime = .zero
+    private var playing = false
+    private var stalled = false
+    private var shuttingDown = false
+    private var wakeups = 0
+    private var pendingSeek: PendingSeek?
+    /// After a seek, the serial whose first video frame re-bases the clock.
+    private var awaitingSeekFrame: PendingSeek?
+    private var shownFirstFrame: Set<UUID> = []
+    private var stats = PlaybackStatistics()
+    private var lastBuffer: [UUID: BufferState] = [:]
+    private var virtualHost: CMTime = .zero
+
+    private struct PendingSeek {
+        var session: ItemSession
+        var target: CMTime
+        var exact: Bool
+        var completion: (@Sendable (Bool) -> Void)?
+    }
+
+    private var thread: Thread?
+    private var clockListener: UInt64?
+
+    /// Audio frames rendered per step in virtual-clock mode (a device's typical buffer).
+    static let virtualChunkFrames = 1024
+    /// Longest sleep of the real-time loop (ffplay's REFRESH_RATE, 10 ms).
+    static let refreshInterval = 0.01
+
+    package init(configuration: EngineConfiguration) {
+        self.configuration = configuration
+        var format = AudioFormat.standard
+        var sink = configuration.audioSink()
+        var unavailable: String?
+        if let s = sink {
+            do {
+                format = try s.open(preferred: .standard)
+            } catch {
+                unavailable = error.message
+                sink = nil
+            }
+        }
+        self.sink = sink
+        self.audioFormat = format
+        self.renderer = AudioRenderer(format: format)
+        if let sink {
+            renderer.setLatency(seconds: sink.latency)
+            if sink.isRealTime { sink.start(source: renderer) }
+        }
+        if let unavailable {
+            lock.withLock { pendingEvents.append(.audioDeviceUnavailable(unavailable)) }
+        }
+        let t = Thread { [weak self] in self?.run() }
+        t.name = "oavf.playback"
+        t.qualityOfService = .userInteractive
+        thread = t
+        if let clock = configuration.virtualClock, clock.mode == .manual {
+            clockListener = clock.addListener { [weak self] in self?.wake() }
+        }
+        t.start()
+    }
+
+    private var pendingEvents: [EngineEvent] = []
+
+    deinit {
+        shutdown()
+    }
+
+    // MARK: Commands (any thread)
+
+    /// The play queue: the first session is current; the next is prepared ahead for a gapless change.
+    package func setQueue(_ sessions: [ItemSession]) {
+        let removed: [ItemSession] = lock.withLock {
+            let old = queue
+            let oldCurrent = queue.first
+            queue = sessions
+            if oldCurrent?.id != sessions.first?.id {
+                currentChanged(from: oldCurrent)
+            }
+            let keep = Set(sessions.map(\.id))
+            return old.filter { !keep.contains($0.id) }
+        }
+        for s in removed { s.stop() }
+        wake()
+    }
+
+    /// Called with the lock held when the current session changed.
+    private func currentChanged(from old: ItemSession?) {
+        let current = queue.first
+        playing = false
+        stalled = false
+        lastTime = .zero
+        if let pending = pendingSeek, pending.session.id != current?.id {
+            pendingEvents.append(contentsOf: [])
+            let c = pending.completion
+            pendingSeek = nil
+            if let c { deferred.append { c(false) } }
+        }
+        if let awaiting = awaitingSeekFrame, awaiting.session.id != current?.id {
+            let c = awaiting.completion
+            awaitingSeekFrame = nil
+            if let c { deferred.append { c(false) } }
+        }
+        renderer.setSession(current.flatMap { ready.contains($0.id) ? $0 : nil })
+        renderer.setActive(false)
+        clock.freeze(at: .zero)
+        for sink in videoSinks.values { sink.flush(session: current) }
+    }
+
+    /// Completion calls to run outside the lock (guarded by `lock`).
+    private var deferred: [@Sendable () -> Void] = []
+
+    package func setRate(_ newRate: Float) {
+        lock.withLock {
+            guard newRate != rate else { return }
+            rate = newRate
+            if playing {
+                // Freeze the playhead where it is now: a pause (or a new rate) takes effect at once,
+                // not at the engine thread's next step.
+                let now = clockNow()
+                lastTime = now
+                if let id = queue.first?.id { lastTimeBySession[id] = now }
+                clock.freeze(at: now)
+                playing = false
+                if newRate == 0 { deferred += observers.event(at: now) }
+            }
+        }
+        wake()
+    }
+
+    package var currentRate: Float { lock.withLock { rate } }
+
+    package func setEndAction(_ action: EndAction) {
+        lock.withLock { endAction = action }
+        wake()
+    }
+
+    package func setVolume(_ volume: Float, muted: Bool) {
+        sink?.setVolume(volume, muted: muted)
+    }
+
+    package func setForwardPlaybackEndTime(_ time: CMTime, for session: ItemSession) {
+        lock.withLock { forwardEnd[session.id] = time.isNumeric ? time : nil }
+        wake()
+    }
+
+    package func addVideoSink(_ sink: any VideoFrameSink) {
+        lock.withLock { videoSinks[ObjectIdentifier(sink)] = sink }
+    }
+
+    package func removeVideoSink(_ sink: any VideoFrameSink) {
+        _ = lock.withLock { videoSinks.removeValue(forKey: ObjectIdentifier(sink)) }
+    }
+
+    package func addPeriodicObserver(interval: CMTime, handler: @escaping @Sendable (CMTime) -> Void) -> UInt64 {
+        lock.withLock { observers.addPeriodic(interval: interval, handler: handler) }
+    }
+
+    package func addBoundaryObserver(times: [CMTime], handler: @escaping @Sendable () -> Void) -> UInt64 {
+        lock.withLock { observers.addBoundary(times: times, handler: handler) }
+    }
+
+    @discardableResult
+    package func removeObserver(_ token: UInt64) -> Bool {
+        lock.withLock { observers.remove(token) }
+    }
+
+    /// Seeks the current session. `completion(false)` when superseded by a later seek, an item change,
+    /// or cancellation; `true` once the new position is presented.
+    package func seek(
+        _ session: ItemSession, to target: CMTime, exact: Bool, completion: (@Sendable (Bool) -> Void)?
+    ) {
+        var superseded: [@Sendable (Bool) -> Void] = []
+        let accepted: Bool = lock.withLock {
+            if let p = pendingSeek?.completion { superseded.append(p) }
+            if let a = awaitingSeekFrame?.completion { superseded.append(a) }
+            awaitingSeekFrame = nil
+            guard queue.first?.id == session.id, !failed.contains(session.id) else {
+                pendingSeek = nil
+                return false
+            }
+            pendingSeek = PendingSeek(session: session, target: target, exact: exact, completion: completion)
+            return true
+        }
+        for c in superseded { c(false) }
+        if !accepted { completion?(false) }
+        wake()
+    }
+
+    /// Completes pending seeks with `false`.
+    package func cancelPendingSeeks(_ session: ItemSession) {
+        var cancelled: [@Sendable (Bool) -> Void] = []
+        lock.withLock {
+            if let p = pendingSeek, p.session.id == session.id {
+                if let c = p.completion { cancelled.append(c) }
+                pendingSeek = nil
+            }
+            if let a = awaitingSeekFrame, a.session.id == session.id {
+                if let c = a.completion { cancelled.append(c) }
+                awaitingSeekFrame = nil
+            }
+        }
+        for c in cancelled { c(false) }
+    }
+
+    /// The current item time of `session` (its last time when not current).
+    package func currentTime(of session: ItemSession) -> CMTime {
+        lock.withLock {
+            guard queue.first?.id == session.id else { return lastTimeBySession[session.id] ?? .zero }
+            return playing ? clockNow() : lastTime
+        }
+    }
+    private var lastTimeBySession: [UUID: CMTime] = [:]
+
+    package var statistics: PlaybackStatistics {
+        var s = lock.withLock { stats }
+        let r = renderer.statistics
+        s.audioFramesRendered = r.frames
+        s.audioUnderruns = r.underruns
+        return s
+    }
+
+    /// Stops the thread and every session. Idempotent.
+    package func shutdown() {
+        let (sessions, t): ([ItemSession], Thread?) = lock.withLock {
+            if shuttingDown { return ([], nil) }
+            shuttingDown = true
+            lock.broadcast()
+            return (queue, thread)
+        }
+        _ = t
+        if let token = clockListener { configuration.virtualClock?.removeListener(token) }
+        for s in sessions { s.stop() }
+        sink?.close()
+    }
+
+    package func wake() {
+        lock.withLock {
+            wakeups += 1
+            lock.broadcast()
+        }
+    }
+
+    // MARK: Engine thread
+
+    /// Host "now": real monotonic nanoseconds, or the virtual clock's time.
+    private func hostNow() -> UInt64 {
+        if let v = configuration.virtualClock {
+            let t = v.time
+            return t.isNumeric && t.value > 0 ? UInt64(t.convertScale(1_000_000_000, method: .default).value) : 0
+        }
+        return PlaybackClock.hostNow()
+    }
+
+    /// The item time now (lock held).
+    private func clockNow() -> CMTime {
+        clock.time(host: hostNow())
+    }
+
+    private func run() {
+        while true {
+            let (stop, events, calls) = lock.withLock { () -> (Bool, [EngineEvent], [@Sendable () -> Void]) in
+                let e = pendingEvents
+                let d = deferred
+                pendingEvents = []
+                deferred = []
+                return (shuttingDown, e, d)
+            }
+            deliver(events, calls)
+            if stop { return }
+            let sleep = step()
+            lock.withLock {
+                if wakeups == 0 && !shuttingDown && pendingEvents.isEmpty && deferred.isEmpty && sleep > 0 {
+                    _ = lock.wait(timeout: sleep)
+                }
+                wakeups = 0
+            }
+        }
+    }
+
+    private func deliver(_ events: [EngineEvent], _ calls: [@Sendable () -> Void]) {
+        guard !events.isEmpty || !calls.isEmpty else { return }
+        let handler = lock.withLock { _onEvent }
+        for e in events { handler?(e) }
+        for c in calls { c() }
+    }
+
+    /// Queues an event (lock held).
+    private func emit(_ e: EngineEvent) { pendingEvents.append(e) }
+
+    /// Publishes a time-control change (lock held).
+    private func setTimeControl(_ t: TimeControl) {
+        guard t != timeControl else { return }
+        timeControl = t
+        emit(.timeControlChanged(t))
+    }
+
+    /// One iteration. Returns how long the loop may sleep (0 = go on at once).
+    private func step() -> Double {
+        lock.lock()
+        guard let session = queue.first else {
+            setTimeControl(rate != 0 ? .waiting(.noItemToPlay) : .paused)
+            lock.unlock()
+            return 1
+        }
+        if failed.contains(session.id) {
+            setTimeControl(rate != 0 ? .waiting(.toMinimizeStalls) : .paused)
+            lock.unlock()
+            return 1
+        }
+        if !ready.contains(session.id) {
+            if !preparing.contains(session.id) { startPreparing(session) }
+            setTimeControl(rate != 0 ? .waiting(.evaluatingBufferingRate) : .paused)
+            lock.unlock()
+            return 1
+        }
+        prepareNextIfNeeded(current: session)
+        if let seek = pendingSeek, seek.session.id == session.id {
+            pendingSeek = nil
+            beginSeek(seek)
+        }
+        let isEnded = ended.contains(session.id)
+        let currentRate = rate
+        lock.unlock()
+
+        if awaitingSeekFrameFor(session) {
+            return completeSeekIfFrameArrived(session)
+        }
+        if !shownFirstFrame(session) { showFirstFrame(session) }
+        if isEnded {
+            lock.withLock {
+                setTimeControl(currentRate != 0 && endAction == .none ? .playing : .paused)
+            }
+            return 1
+        }
+        if currentRate == 0 {
+            pausePlayback(session)
+            return 1
+        }
+        if configuration.virtualClock != nil {
+            return virtualStep(session, rate: currentRate)
+        }
+        return realTimeStep(session, rate: currentRate)
+    }
+
+    // MARK: Preparing
+
+    /// Starts preparing `session` on a background queue (lock held).
+    private func startPreparing(_ session: ItemSession) {
+        preparing.insert(session.id)
+        session.onReadError = { [weak self, weak session] error in
+            guard let self, let session else { return }
+            self.lock.withLock {
+                self.failed.insert(session.id)
+                self.emit(.itemFailedToPlayToEnd(session, error))
+                self.lock.broadcast()
+            }
+        }
+        DispatchQueue.global(qos: .userInitiated).async { [weak self, weak session] in
+            guard let session, !session.isStopped else { return }
+            do {
+                try session.prepare()
+                self?.prepared(session, error: nil)
+            } catch {
+                self?.prepared(session, error: error)
+            }
+        }
+    }
+
+    private func prepared(_ session: ItemSession, error: (any Error)?) {
+        lock.withLock {
+            preparing.remove(session.id)
+            guard queue.contains(where: { $0.id == session.id }) else { return }
+            if let error {
+                failed.insert(session.id)
+                emit(.itemFailed(session, error))
+            } else {
+                ready.insert(session.id)
+                if queue.first?.id == session.id { renderer.setSession(session) }
+                emit(.itemReady(session))
+            }
+            lock.broadcast()
+        }
+    }
+
+    /// Prepares the next queued session once the current one has been read to its end, so the
+    /// change of item is gapless (lock held).
+    private func prepareNextIfNeeded(current: ItemSession) {
+        guard queue.count > 1, endAction == .advance else { return }
+        let next = queue[1]
+        guard !ready.contains(next.id), !preparing.contains(next.id), !failed.contains(next.id) else { return }
+        if current.isAtEndOfFile { startPreparing(next) }
+    }
+
+    // MARK: Seeking
+
+    private func beginSeek(_ seek: PendingSeek) {
+        // Lock held.
+        seek.session.seek(to: seek.target, exact: seek.exact)
+        renderer.flush()
+        ended.remove(seek.session.id)
+        awaitingSeekFrame = seek
+        playing = false
+        for sink in videoSinks.values { sink.flush(session: seek.session) }
+    }
+
+    private func awaitingSeekFrameFor(_ session: ItemSession) -> Bool {
+        lock.withLock { awaitingSeekFrame?.session.id == session.id }
+    }
+
+    /// After a seek: waits for the first frame of the new serial, re-bases the clock on it (or on the
+    /// target for exact seeks), shows it, and completes the seek.
+    private func completeSeekIfFrameArrived(_ session: ItemSession) -> Double {
+        if session.isSeekInFlight {
+            // The demuxer has not flushed yet: every frame queued still belongs to the old position.
+            _ = session.videoFrames?.waitUntilReadable(timeout: 0.002)
+            if session.videoFrames == nil { usleep(1000) }
+            return 0
+        }
+        if session.takeSeekFailure() {
+            let completion: (@Sendable (Bool) -> Void)? = lock.withLock {
+                defer { awaitingSeekFrame = nil }
+                return awaitingSeekFrame?.completion
+            }
+            completion?(false)
+            return 0
+        }
+        var landed: CMTime?
+        if let frames = session.videoFrames {
+            while let (frame, serial) = frames.peek() {
+                if serial != session.videoSerial {
+                    frames.pop()
+                    continue
+                }
+                landed = session.itemTime(frame.pts)
+                break
+            }
+            if landed == nil && session.isVideoDecoderFinished { landed = lock.withLock { awaitingSeekFrame?.target } }
+        } else if let frames = session.audioFrames {
+            while let (frame, serial) = frames.peek() {
+                if serial != session.audioSerial {
+                    frames.pop()
+                    continue
+                }
+                landed = session.itemTime(frame.pts)
+                break
+            }
+            if landed == nil && session.isAudioDecoderFinished { landed = lock.withLock { awaitingSeekFrame?.target } }
+        }
+        guard let landed else {
+            _ = (session.videoFrames ?? nil)?.waitUntilReadable(timeout: Self.refreshInterval)
+            return 0
+        }
+        var calls: [@Sendable () -> Void] = []
+        lock.withLock {
+            guard let seek = awaitingSeekFrame, seek.session.id == session.id else { return }
+            awaitingSeekFrame = nil
+            let time = seek.exact ? seek.target : max(landed, .zero)
+            lastTime = time
+            clock.freeze(at: time)
+            emit(.timeJumped(session))
+            calls += observers.event(at: time)
+            if let c = seek.completion { calls.append { c(true) } }
+            shownFirstFrame.remove(session.id)
+        }
+        showFirstFrame(session)
+        lock.withLock { deferred += calls }
+        return 0
+    }
+
+    // MARK: Presentation
+
+    private func shownFirstFrame(_ session: ItemSession) -> Bool {
+        lock.withLock { shownFirstFrame.contains(session.id) }
+    }
+
+    /// Shows the frame at the playhead while paused (first frame after ready or a seek).
+    private func showFirstFrame(_ session: ItemSession) {
+        guard let frames = session.videoFrames else {
+            _ = lock.withLock { shownFirstFrame.insert(session.id) }
+            return
+        }
+        while let (frame, serial) = frames.peek() {
+            if serial != session.videoSerial {
+                frames.pop()
+                continue
+            }
+            frames.pop()
+            present(frame, session: session)
+            break
+        }
+        _ = lock.withLock { shownFirstFrame.insert(session.id) }
+    }
+
+    private func present(_ frame: VideoFrame, session: ItemSession) {
+        let sinks = lock.withLock {
+            stats.framesPresented += 1
+            return Array(videoSinks.values)
+        }
+        let t = session.itemTime(frame.pts)
+        for s in sinks { s.present(frame, itemTime: t, session: session) }
+    }
+
+    /// Presents the video frames due at `t`. Real time drops frames that are already late (a later
+    /// frame is also due); untimed presents every frame and waits for the decoder.
+    private func presentVideo(_ session: ItemSession, upTo t: CMTime, untimed: Bool) {
+        guard let frames = session.videoFrames else { return }
+        while true {
+            guard let (frame, serial) = frames.peek() else {
+                if untimed && !session.isVideoDecoderFinished && !isShuttingDown {
+                    _ = frames.waitUntilReadable(timeout: Self.refreshInterval)
+                    continue
+                }
+                return
+            }
+            if serial != session.videoSerial {
+                frames.pop()
+                continue
+            }
+            let ft = session.itemTime(frame.pts)
+            if ft > t { return }
+            if !untimed, let (next, nextSerial) = frames.peekNext(), nextSerial == serial,
+                session.itemTime(next.pts) <= t
+            {
+                frames.pop()
+                lock.withLock { stats.framesDropped += 1 }
+                continue
+            }
+            frames.pop()
+            present(frame, session: session)
+        }
+    }
+
+    private var isShuttingDown: Bool { lock.withLock { shuttingDown } }
+
+    /// Item time where the current item ends (forward end time, else its duration).
+    private func endTime(_ session: ItemSession) -> CMTime? {
+        if let e = lock.withLock({ forwardEnd[session.id] }) { return e }
+        return session.descriptor.duration.isNumeric ? session.descriptor.duration : nil
+    }
+
+    private func pausePlayback(_ session: ItemSession) {
+        lock.withLock {
+            if playing {
+                let now = clockNow()
+                playing = false
+                lastTime = now
+                clock.freeze(at: now)
+                deferred += observers.event(at: now)
+            }
+            renderer.setActive(false)
+            setTimeControl(.paused)
+        }
+        sink?.pause()
+        publishBuffer(session)
+    }
+
+    /// Starts the clock at the playhead if it is not running (lock held).
+    private func startIfNeeded(_ session: ItemSession, rate: Float) -> Bool {
+        guard !playing else { return false }
+        playing = true
+        stalled = false
+        clock.set(itemTime: lastTime, host: hostNow(), rate: Double(rate))
+        renderer.setActive(rate == 1 && session.hasAudio && sink != nil)
+        setTimeControl(.playing)
+        deferred += observers.event(at: lastTime)
+        return true
+    }
+
+    private func realTimeStep(_ session: ItemSession, rate: Float) -> Double {
+        let started = lock.withLock { startIfNeeded(session, rate: rate) }
+        if started { sink?.resume() }
+        let host = hostNow()
+        var t = lock.withLock { clock.time(host: host) }
+        // Audio is the master clock when it plays: re-base the playback clock on it.
+        if rate == 1, session.hasAudio, sink != nil, let audio = renderer.clockTime(host: host) {
+            t = audio
+            clock.set(itemTime: audio, host: host, rate: 1)
+        }
+        if rate != 1 || sink == nil { renderer.discard(before: t) }
+        let end = endTime(session)
+        if let end, t > end { t = end }
+        presentVideo(session, upTo: t, untimed: false)
+        advanceObservers(to: t)
+        if checkEnd(session, at: t, end: end) { return 0 }
+        publishBuffer(session)
+        // Sleep until the next frame is due, at most the refresh interval.
+        if let (next, _) = session.videoFrames?.peek() {
+            let due = (session.itemTime(next.pts) - t).seconds / Double(abs(rate))
+            return max(0.001, min(Self.refreshInterval, due))
+        }
+        return Self.refreshInterval
+    }
+
+    private func virtualStep(_ session: ItemSession, rate: Float) -> Double {
+        guard let vclock = configuration.virtualClock else { return 1 }
+        lock.withLock { _ = startIfNeeded(session, rate: rate) }
+        let from = lock.withLock { lastTime }
+        var t: CMTime
+        let end = endTime(session)
+        if vclock.mode == .manual {
+            t = lock.withLock { clock.time(host: hostNow()) }
+            if let end, t > end { t = end }
+            renderAudio(session, upTo: t, rate: rate)
+        } else if session.hasAudio && rate == 1 && !renderer.isDrained {
+            waitForAudio(session)
+            t = renderChunk(session) ?? from
+            if t <= from && renderer.isDrained { t = session.isVideoFinished ? from : nextVideoTime(session) ?? from }
+        } else if session.hasVideo && !session.isVideoFinished {
+            t = nextVideoTime(session) ?? from
+            if rate != 1 { renderer.discard(before: t) }
+        } else {
+            t = end ?? from
+        }
+        if let end, t > end { t = end }
+        presentVideo(session, upTo: t, untimed: true)
+        if vclock.mode == .untimed {
+            let delta = t - from
+            if delta > .zero {
+                lock.withLock {
+                    virtualHost = virtualHost + CMTimeMultiplyByFloat64(delta, multiplier: 1 / Double(rate))
+                }
+                vclock.set(lock.withLock { virtualHost })
+            }
+            lock.withLock { clock.freeze(at: t) }
+        }
+        advanceObservers(to: t)
+        if checkEnd(session, at: t, end: end) { return 0 }
+        publishBuffer(session)
+        return vclock.mode == .manual ? 1 : 0
+    }
+
+    /// Untimed mode: blocks until a chunk of audio is decoded or the decoder finished.
+    private func waitForAudio(_ session: ItemSession) {
+        guard let frames = session.audioFrames else { return }
+        while renderer.availableFrames < Self.virtualChunkFrames && !session.isAudioDecoderFinished && !isShuttingDown {
+            _ = frames.waitUntilReadable(timeout: Self.refreshInterval)
+            if frames.count >= 2 { break }
+        }
+    }
+
+    private lazy var scratch: UnsafeMutablePointer<Float> = .allocate(
+        capacity: Self.virtualChunkFrames * max(1, audioFormat.channelCount))
+
+    /// Renders one chunk to the non-real-time sink; returns the item time after it.
+    private func renderChunk(_ session: ItemSession) -> CMTime? {
+        let n = renderer.renderAvailable(into: scratch, frameCount: Self.virtualChunkFrames)
+        if n > 0 { sink?.write(scratch, frameCount: n) }
+        return renderer.renderedEnd
+    }
+
+    /// Manual virtual mode: renders audio until `t`.
+    private func renderAudio(_ session: ItemSession, upTo t: CMTime, rate: Float) {
+        guard session.hasAudio, rate == 1 else {
+            renderer.discard(before: t)
+            return
+        }
+        while (renderer.renderedEnd ?? .negativeInfinity) < t && !renderer.isDrained && !isShuttingDown {
+            waitForAudio(session)
+            let before = renderer.renderedEnd
+            _ = renderChunk(session)
+            if renderer.renderedEnd == before { break }
+        }
+    }
+
+    /// The item time of the next video frame of the current serial, waiting for the decoder.
+    private func nextVideoTime(_ session: ItemSession) -> CMTime? {
+        guard let frames = session.videoFrames else { return nil }
+        while !isShuttingDown {
+            if let (frame, serial) = frames.peek() {
+                if serial != session.videoSerial {
+                    frames.pop()
+                    continue
+                }
+                return session.itemTime(frame.pts)
+            }
+            if session.isVideoDecoderFinished { return nil }
+            _ = frames.waitUntilReadable(timeout: Self.refreshInterval)
+        }
+        return nil
+    }
+
+    private func advanceObservers(to t: CMTime) {
+        lock.withLock {
+            let from = lastTime
+            if t > from { deferred += observers.crossing(from: from, to: t) }
+            lastTime = t
+            if let id = queue.first?.id { lastTimeBySession[id] = t }
+        }
+    }
+
+    /// Detects the end of the current item and applies the end action. Returns true when it ended.
+    private func checkEnd(_ session: ItemSession, at t: CMTime, end: CMTime?) -> Bool {
+        let reachedEndTime = lock.withLock { forwardEnd[session.id] }.map { t >= $0 } ?? false
+        // Audio is done when everything was rendered; when it is not played (no device, rate ≠ 1)
+        // its frames are discarded and the decoder finishing is enough.
+        let audioPlayed = sink != nil && lock.withLock { rate } == 1
+        let audioDone =
+            !session.hasAudio
+            || (audioPlayed ? renderer.isDrained : session.isAudioDecoderFinished)
+        let mediaDone = session.isVideoFinished && audioDone
+        guard reachedEndTime || mediaDone else { return false }
+        // Real time: let the last frame's time (and the audio device buffer) run out first.
+        if !reachedEndTime, configuration.virtualClock == nil, let end, t < end {
+            let remaining = (end - t).seconds
+            if remaining > 0.002 && remaining < 1 { return false }
+        }
+        let finalTime = end ?? t
+        var next: ItemSession?
+        lock.withLock {
+            ended.insert(session.id)
+            lastTime = finalTime
+            lastTimeBySession[session.id] = finalTime
+            clock.freeze(at: finalTime)
+            deferred += observers.crossing(from: t, to: finalTime)
+            emit(.itemPlayedToEnd(session))
+            switch endAction {
+            case .pause:
+                rate = 0
+                playing = false
+                renderer.setActive(false)
+                deferred += observers.event(at: finalTime)
+                emit(.rateChanged(0))
+                setTimeControl(.paused)
+            case .none:
+                playing = false
+                renderer.setActive(false)
+            case .advance:
+                let old = queue.removeFirst()
+                next = queue.first
+                playing = false
+                currentChanged(from: old)
+                emit(.currentItemChanged(from: old, to: next))
+                if next == nil {
+                    setTimeControl(rate != 0 ? .waiting(.noItemToPlay) : .paused)
+                }
+                deferred.append { old.stop() }
+            }
+            lock.broadcast()
+        }
+        if endActionIsPause() { sink?.pause() }
+        return true
+    }
+
+    private func endActionIsPause() -> Bool { lock.withLock { endAction == .pause } }
+
+    /// Publishes buffering state when it changed.
+    private func publishBuffer(_ session: ItemSession) {
+        let t = lock.withLock { lastTime }
+        let end = session.bufferedEnd
+        let eof = session.isAtEndOfFile
+        var loaded: CMTimeRange?
+        if let end, end > t { loaded = CMTimeRange(start: t, end: end) }
+        let ahead = (end.map { ($0 - t).seconds } ?? 0)
+        let state = BufferState(
+            loaded: loaded, isEmpty: !eof && ahead <= 0, isFull: eof || ahead >= 10,
+            isLikelyToKeepUp: eof || ahead >= 2 || session.descriptor.location.hasPrefix("/"))
+        lock.withLock {
+            // Loaded ranges move with the playhead; publish on coarse changes only.
+            let old = lastBuffer[session.id]
+            if old?.isEmpty != state.isEmpty || old?.isFull != state.isFull
+                || old?.isLikelyToKeepUp != state.isLikelyToKeepUp
+                || abs((old?.loaded?.end.seconds ?? -1) - (state.loaded?.end.seconds ?? -1)) > 0.5
+            {
+                lastBuffer[session.id] = state
+                emit(.bufferChanged(session, state))
+            }
+        }
+    }
+}
