@@ -34,6 +34,11 @@ final class AssetLoader: Sendable {
         self.options = options
     }
 
+    deinit {
+        // Interrupts a probe in progress (the queued block holds only a weak reference).
+        if case .loading(let flag) = state.withLock({ $0.phase }) { flag.abort() }
+    }
+
     var phase: Phase { state.withLock { $0.phase } }
 
     /// The description if already loaded.
@@ -70,11 +75,13 @@ final class AssetLoader: Sendable {
         case .start(let flag):
             let url = self.url
             let options = self.options
-            Self.queue.async { [self] in
+            Self.queue.async { [weak self] in
+                // An asset released before its turn (nobody can read its values) is not probed.
+                guard let self, !flag.isAborted else { return }
                 let result = Result { () throws(AVError) -> AssetDescription in
                     try AssetDescription.load(url: url, options: options, interrupt: flag)
                 }
-                finish(result, flag: flag)
+                self.finish(result, flag: flag)
             }
         }
     }

@@ -1,0 +1,97 @@
+import Foundation
+import PlaybackEngine
+
+extension AVPlayerItem {
+    /// Seeks to `time`, landing on a nearby sync sample (fast). The handler gets `true` when the
+    /// seek completed, `false` when a later seek, `cancelPendingSeeks()` or an item change
+    /// interrupted it, or when `time` is outside `seekableTimeRanges` (the playhead then stays).
+    /// Traps for an invalid or indefinite time, as Apple raises.
+    public func seek(to time: CMTime, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        seek(
+            to: time, toleranceBefore: .positiveInfinity, toleranceAfter: .positiveInfinity,
+            completionHandler: completionHandler)
+    }
+
+    /// Seeks within `[time − toleranceBefore, time + toleranceAfter]`; zero tolerances are frame-exact.
+    public func seek(
+        to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime,
+        completionHandler: (@Sendable (Bool) -> Void)? = nil
+    ) {
+        guard time.isValid, !time.isIndefinite else {
+            apiViolation("Seeking to an invalid or indefinite time is not allowed.")
+        }
+        guard toleranceBefore.isValid, toleranceAfter.isValid, toleranceBefore >= .zero, toleranceAfter >= .zero else {
+            apiViolation("Seek tolerances must be valid and non-negative.")
+        }
+        guard let (session, engine) = sessionAndEngine(), status == .readyToPlay else {
+            completionHandler?(false)
+            return
+        }
+        let seekable = seekableTimeRanges.map(\.timeRangeValue)
+        let inside = seekable.contains { $0.containsTime(time) || $0.end == time }
+        guard inside else {
+            completionHandler?(false)
+            return
+        }
+        let exact = toleranceBefore == .zero && toleranceAfter == .zero
+        engine.seek(session, to: time, exact: exact, completion: completionHandler)
+    }
+
+    public func seek(to time: CMTime) async -> Bool {
+        await withCheckedContinuation { c in seek(to: time) { c.resume(returning: $0) } }
+    }
+
+    public func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime) async -> Bool {
+        await withCheckedContinuation { c in
+            seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter) { c.resume(returning: $0) }
+        }
+    }
+
+    /// Completes pending seeks with `false`.
+    public func cancelPendingSeeks() {
+        if let (session, engine) = sessionAndEngine() { engine.cancelPendingSeeks(session) }
+    }
+}
+
+extension AVPlayer {
+    /// Seeks the current item near `time` (fast).
+    public func seek(to time: CMTime) {
+        seek(to: time) { _ in }
+    }
+
+    /// Seeks the current item; with no item the handler runs at once with `false`.
+    public func seek(to time: CMTime, completionHandler: @escaping @Sendable (Bool) -> Void) {
+        guard let item = currentItem else {
+            completionHandler(false)
+            return
+        }
+        item.seek(to: time, completionHandler: completionHandler)
+    }
+
+    public func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime) {
+        seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter) { _ in }
+    }
+
+    public func seek(
+        to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime,
+        completionHandler: @escaping @Sendable (Bool) -> Void
+    ) {
+        guard let item = currentItem else {
+            completionHandler(false)
+            return
+        }
+        item.seek(
+            to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter,
+            completionHandler: completionHandler)
+    }
+
+    public func seek(to time: CMTime) async -> Bool {
+        await withCheckedContinuation { c in seek(to: time) { c.resume(returning: $0) } }
+    }
+
+    public func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime) async -> Bool {
+        await withCheckedContinuation { c in
+            seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter) { c.resume(returning: $0) }
+        }
+    }
+}

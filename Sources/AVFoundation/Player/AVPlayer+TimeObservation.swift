@@ -1,0 +1,97 @@
+import Foundation
+import PlaybackEngine
+
+/// The token `addPeriodicTimeObserver` / `addBoundaryTimeObserver` return. Keep it; pass it to
+/// `removeTimeObserver(_:)`.
+final class AVPlayerTimeObserverToken: NSObject, @unchecked Sendable {
+    let engineToken: UInt64
+    weak var player: AVPlayer?
+    init(engineToken: UInt64, player: AVPlayer) {
+        self.engineToken = engineToken
+        self.player = player
+    }
+}
+
+/// Guards a time-observer block: after removal no new call starts.
+private final class ObserverGate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var open = true
+    func close() {
+        lock.lock()
+        open = false
+        lock.unlock()
+    }
+    var isOpen: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return open
+    }
+}
+
+extension AVPlayer {
+    /// Calls `block` on `queue` (main when nil) each time playback crosses a multiple of `interval`
+    /// of item time, and also when playback starts or stops and when time jumps.
+    public func addPeriodicTimeObserver(
+        forInterval interval: CMTime, queue: DispatchQueue?, using block: @escaping @Sendable (CMTime) -> Void
+    ) -> Any {
+        guard interval.isNumeric, interval > .zero else {
+            apiViolation("addPeriodicTimeObserver needs a positive numeric interval, got \(interval.seconds) s.")
+        }
+        let engine = engineCreatingIfNeeded()
+        let target = queue ?? .main
+        let gate = ObserverGate()
+        let token = engine.addPeriodicObserver(interval: interval) { time in
+            target.async { if gate.isOpen { block(time) } }
+        }
+        gates[token] = gate
+        return AVPlayerTimeObserverToken(engineToken: token, player: self)
+    }
+
+    /// Calls `block` on `queue` (main when nil) when normal playback traverses one of `times`
+    /// (`NSValue(time:)`); a seek jumping over a time does not fire it.
+    public func addBoundaryTimeObserver(
+        forTimes times: [NSValue], queue: DispatchQueue?, using block: @escaping @Sendable () -> Void
+    ) -> Any {
+        guard !times.isEmpty else { apiViolation("addBoundaryTimeObserver needs at least one time.") }
+        let engine = engineCreatingIfNeeded()
+        let target = queue ?? .main
+        let gate = ObserverGate()
+        let token = engine.addBoundaryObserver(times: times.map(\.timeValue)) {
+            target.async { if gate.isOpen { block() } }
+        }
+        gates[token] = gate
+        return AVPlayerTimeObserverToken(engineToken: token, player: self)
+    }
+
+    /// Removes a time observer: after this returns no new call of its block starts. Traps for a
+    /// token that is not a time observer of this player, as Apple raises.
+    public func removeTimeObserver(_ observer: Any) {
+        guard let token = observer as? AVPlayerTimeObserverToken, token.player === self else {
+            apiViolation("removeTimeObserver: \(observer) is not a time observer of this player.")
+        }
+        gates.removeValue(forKey: token.engineToken)?.close()
+        existingEngine?.removeObserver(token.engineToken)
+    }
+
+    /// Gates of live observers, by engine token.
+    private var gates: [UInt64: ObserverGate] {
+        get { gateStore.read }
+        set { gateStore.write(newValue) }
+    }
+}
+
+/// Storage for observer gates (extensions cannot add stored properties).
+final class GateStore: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: [UInt64: AnyObject] = [:]
+    fileprivate var read: [UInt64: ObserverGate] {
+        lock.lock()
+        defer { lock.unlock() }
+        return value.compactMapValues { $0 as? ObserverGate }
+    }
+    fileprivate func write(_ v: [UInt64: ObserverGate]) {
+        lock.lock()
+        value = v
+        lock.unlock()
+    }
+}

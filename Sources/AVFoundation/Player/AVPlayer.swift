@@ -1,0 +1,563 @@
+import Foundation
+import PlaybackEngine
+import SDLOutput
+
+/// Plays one item at a time (`AVQueuePlayer` plays a queue).
+///
+/// Behaviour follows Apple's documentation: `play()` starts at ``defaultRate``; setting ``rate``
+/// to non-zero plays (0 pauses); ``timeControlStatus`` is `.waitingToPlayAtSpecifiedRate` while an
+/// item is loading or buffering (never `.paused` for a stall), with ``reasonForWaitingToPlay``;
+/// ``actionAtItemEnd`` is `.pause` (`.advance` traps on a plain player, as Apple raises).
+///
+/// Audio plays through an SDL2 device when one can be opened (`SDL_AUDIODRIVER` picks the
+/// driver, e.g. `disk` or `dummy` on a machine without sound); otherwise playback runs on the
+/// system clock and the item's error log says why. Assign a ``VirtualClock`` to ``sourceClock``
+/// (before the first item) to run without real time.
+///
+/// Thread-safe: every method may be called from any thread.
+open class AVPlayer: NSObject, @unchecked Sendable {
+    /// Apple's raw values.
+    public enum Status: Int, Sendable {
+        case unknown = 0
+        case readyToPlay = 1
+        case failed = 2
+    }
+
+    /// Apple's raw values.
+    public enum TimeControlStatus: Int, Sendable {
+        case paused = 0
+        case waitingToPlayAtSpecifiedRate = 1
+        case playing = 2
+    }
+
+    /// Apple's raw values.
+    public enum ActionAtItemEnd: Int, Sendable {
+        case advance = 0
+        case pause = 1
+        case none = 2
+    }
+
+    /// Why the player waits (Apple's string values).
+    public struct WaitingReason: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let toMinimizeStalls = WaitingReason(rawValue: "AVPlayerWaitingToMinimizeStallsReason")
+        public static let evaluatingBufferingRate = WaitingReason(
+            rawValue: "AVPlayerWaitingWhileEvaluatingBufferingRateReason")
+        public static let noItemToPlay = WaitingReason(rawValue: "AVPlayerWaitingWithNoItemToPlayReason")
+        public static let waitingForCoordinatedPlayback = WaitingReason(
+            rawValue: "AVPlayerWaitingForCoordinatedPlaybackReason")
+        public static let interstitialEvent = WaitingReason(rawValue: "AVPlayerWaitingDuringInterstitialEventReason")
+    }
+
+    let lock = NSLock()
+    /// Guarded by `lock`.
+    var state = State()
+    /// Change notification for `observe(_:options:)` and Swift Observation.
+    let observationHub = ObservationHub<AVPlayer>()
+    /// Gates of live time observers (closed on removal).
+    let gateStore = GateStore()
+    /// Called (engine thread) after a finished item left the queue (AVPlayerLooper re-inserts it).
+    let itemLeftQueueHandlers = HandlerList()
+
+    func addItemLeftQueueHandler(_ handler: @escaping @Sendable (AVPlayerItem) -> Void) {
+        itemLeftQueueHandlers.append(handler)
+    }
+
+    struct State {
+        var status = Status.unknown
+        var error: (any Error)?
+        var rate: Float = 0
+        var defaultRate: Float = 1
+        var timeControlStatus = TimeControlStatus.paused
+        var reasonForWaitingToPlay: WaitingReason?
+        var automaticallyWaitsToMinimizeStalling = true
+        var volume: Float = 1
+        var isMuted = false
+        var actionAtItemEnd = ActionAtItemEnd.pause
+        /// The play queue; the first is the current item.
+        var items: [AVPlayerItem] = []
+        var sourceClock: CMClock?
+        var engine: PlayerEngine?
+        var appliesMediaSelectionCriteriaAutomatically = true
+        var criteria: [AVMediaCharacteristic: AVPlayerMediaSelectionCriteria] = [:]
+        var allowsExternalPlayback = true
+        var preventsDisplaySleepDuringVideoPlayback = true
+        var audioOutputDeviceUniqueID: String?
+        var observerTokens: Set<UInt64> = []
+        var playStart: (date: Date, itemTime: CMTime, dropped: Int, stalls: Int)?
+    }
+
+    /// A player with no item.
+    public override init() {
+        super.init()
+    }
+
+    /// A player for an item made from `URL`.
+    public convenience init(url URL: URL) {
+        self.init(playerItem: AVPlayerItem(url: URL))
+    }
+
+    /// A player for `item` (traps if the item belongs to another player).
+    public convenience init(playerItem item: AVPlayerItem?) {
+        self.init()
+        if let item { replaceCurrentItem(with: item) }
+    }
+
+    deinit {
+        let (engine, items) = (state.engine, state.items)
+        engine?.shutdown()
+        for item in items { item.detach() }
+    }
+
+    func read<T>(_ body: (State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(state)
+    }
+
+    func mutate<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+
+    // MARK: Status
+
+    /// `.readyToPlay` once the player has an engine (it got its first item); `.failed` is terminal.
+    open var status: Status { access(\.status) { $0.status } }
+    open var error: (any Error)? { access(\.error) { $0.error } }
+
+    // MARK: Item
+
+    open var currentItem: AVPlayerItem? { access(\.currentItem) { $0.items.first } }
+
+    /// Replaces the current item at once (the same item is a no-op; nil clears). Traps when `item`
+    /// belongs to another player.
+    open func replaceCurrentItem(with item: AVPlayerItem?) {
+        let (old, changed): (AVPlayerItem?, Bool) = lock.withLock {
+            let old = state.items.first
+            if old === item { return (old, false) }
+            return (old, true)
+        }
+        guard changed else { return }
+        if let item, let owner = item.player, owner !== self {
+            apiViolation(
+                "An AVPlayerItem cannot be associated with more than one instance of AVPlayer "
+                    + "(\(item) already belongs to \(owner)).")
+        }
+        set(\.currentItem) { s in
+            if s.items.isEmpty {
+                if let item { s.items = [item] }
+            } else if let item {
+                s.items[0] = item
+            } else {
+                s.items.removeFirst()
+            }
+        }
+        if let old, !read({ $0.items.contains { $0 === old } }) { old.detach() }
+        syncEngineQueue()
+        refreshWaitingState()
+    }
+
+    /// What happens when the current item ends. `.advance` is only valid for `AVQueuePlayer`.
+    open var actionAtItemEnd: ActionAtItemEnd {
+        get { access(\.actionAtItemEnd) { $0.actionAtItemEnd } }
+        set {
+            if newValue == .advance && !(self is AVQueuePlayer) {
+                apiViolation("actionAtItemEnd = .advance is only supported by AVQueuePlayer.")
+            }
+            set(\.actionAtItemEnd) { $0.actionAtItemEnd = newValue }
+            existingEngine?.setEndAction(Self.endAction(newValue))
+        }
+    }
+
+    static func endAction(_ a: ActionAtItemEnd) -> EndAction {
+        switch a {
+        case .advance: return .advance
+        case .pause: return .pause
+        case .none: return .none
+        }
+    }
+
+    // MARK: Rate
+
+    /// The rate playback should run at: 0 paused, 1 natural. While waiting, the rate playback will
+    /// resume at. Setting it neither uses nor changes ``defaultRate``.
+    open var rate: Float {
+        get { access(\.rate) { $0.rate } }
+        set { setRate(newValue, reason: .setRateCalled) }
+    }
+
+    /// The rate `play()` uses (default 1).
+    open var defaultRate: Float {
+        get { access(\.defaultRate) { $0.defaultRate } }
+        set { set(\.defaultRate) { $0.defaultRate = newValue } }
+    }
+
+    /// Begins playback at ``defaultRate``.
+    open func play() {
+        setRate(read { $0.defaultRate }, reason: .setRateCalled)
+    }
+
+    /// Same as `rate = 0`.
+    open func pause() {
+        setRate(0, reason: .setRateCalled)
+    }
+
+    /// Plays at `rate` now, without waiting to minimise stalls (files never need to).
+    open func playImmediately(atRate rate: Float) {
+        setRate(rate, reason: .setRateCalled)
+    }
+
+    func setRate(_ newRate: Float, reason: RateDidChangeReason) {
+        guard newRate.isFinite else { return }
+        let changed: Bool = lock.withLock { state.rate != newRate }
+        if changed {
+            set(\.rate) { $0.rate = newRate }
+            NotificationCenter.default.post(
+                name: Self.rateDidChangeNotification, object: self,
+                userInfo: [Self.rateDidChangeReasonKey: reason])
+        }
+        if newRate != 0 && read({ $0.items.isEmpty == false }) {
+            _ = engineCreatingIfNeeded()
+        }
+        existingEngine?.setRate(newRate)
+        refreshWaitingState()
+        if newRate == 0 { noteStopped() } else { noteStarted() }
+    }
+
+    /// Whether the player waits for enough data before playing (files always have it).
+    open var automaticallyWaitsToMinimizeStalling: Bool {
+        get { access(\.automaticallyWaitsToMinimizeStalling) { $0.automaticallyWaitsToMinimizeStalling } }
+        set { set(\.automaticallyWaitsToMinimizeStalling) { $0.automaticallyWaitsToMinimizeStalling = newValue } }
+    }
+
+    open var timeControlStatus: TimeControlStatus { access(\.timeControlStatus) { $0.timeControlStatus } }
+    /// Nil unless `timeControlStatus` is `.waitingToPlayAtSpecifiedRate`.
+    open var reasonForWaitingToPlay: WaitingReason? {
+        access(\.reasonForWaitingToPlay) { $0.reasonForWaitingToPlay }
+    }
+
+    /// Sets the time-control state the facade can know at once (paused at rate 0, waiting without
+    /// an item); the engine reports the rest.
+    func refreshWaitingState() {
+        let (rate, hasItem) = read { ($0.rate, !$0.items.isEmpty) }
+        if rate == 0 {
+            applyTimeControl(.paused)
+        } else if !hasItem {
+            applyTimeControl(.waiting(.noItemToPlay))
+        } else if read({ $0.timeControlStatus }) == .paused {
+            applyTimeControl(.waiting(.evaluatingBufferingRate))
+        }
+    }
+
+    func applyTimeControl(_ t: TimeControl) {
+        let (status, reason): (TimeControlStatus, WaitingReason?)
+        switch t {
+        case .paused: (status, reason) = (.paused, nil)
+        case .playing: (status, reason) = (.playing, nil)
+        case .waiting(.toMinimizeStalls): (status, reason) = (.waitingToPlayAtSpecifiedRate, .toMinimizeStalls)
+        case .waiting(.evaluatingBufferingRate):
+            (status, reason) = (.waitingToPlayAtSpecifiedRate, .evaluatingBufferingRate)
+        case .waiting(.noItemToPlay): (status, reason) = (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
+        }
+        // A stale "paused" from the engine must not override a rate the app set since.
+        if status == .paused && read({ $0.rate }) != 0 && read({ !$0.items.isEmpty }) { return }
+        if status != .paused && read({ $0.rate }) == 0 { return }
+        let same = read { $0.timeControlStatus == status && $0.reasonForWaitingToPlay == reason }
+        if same { return }
+        set([\.timeControlStatus, \.reasonForWaitingToPlay]) { s in
+            s.timeControlStatus = status
+            s.reasonForWaitingToPlay = reason
+        }
+    }
+
+    // MARK: Audio
+
+    /// The item's audio gain, 0…1 (default 1), applied in the audio sink.
+    open var volume: Float {
+        get { access(\.volume) { $0.volume } }
+        set {
+            let v = min(max(newValue, 0), 1)
+            set(\.volume) { $0.volume = v }
+            existingEngine?.setVolume(v, muted: read { $0.isMuted })
+        }
+    }
+
+    open var isMuted: Bool {
+        get { access(\.isMuted) { $0.isMuted } }
+        set {
+            set(\.isMuted) { $0.isMuted = newValue }
+            existingEngine?.setVolume(read { $0.volume }, muted: newValue)
+        }
+    }
+
+    // MARK: Time
+
+    /// The current item's time; `.invalid` with no item. Not key-value observable.
+    open func currentTime() -> CMTime {
+        guard let item = currentItem else { return .invalid }
+        return item.currentTime()
+    }
+
+    // MARK: Clock
+
+    /// The clock the player's timebase follows; nil (default) is the host time clock.
+    ///
+    /// OpenAVFoundation extension: a ``VirtualClock`` runs the engine without real time (untimed or
+    /// manually advanced). Set it before giving the player an item; setting it later restarts the
+    /// engine (items reload).
+    open var sourceClock: CMClock? {
+        get { access(\.sourceClock) { $0.sourceClock } }
+        set {
+            let engine: PlayerEngine? = set(\.sourceClock) { s in
+                s.sourceClock = newValue
+                let e = s.engine
+                s.engine = nil
+                return e
+            }
+            if let engine {
+                engine.shutdown()
+                for item in read({ $0.items }) { item.detach() }
+                syncEngineQueue()
+            }
+        }
+    }
+
+    /// Test hook: the audio sink the next engine uses (e.g. a capturing sink with a virtual clock).
+    var audioSinkOverride: (@Sendable () -> (any AudioSink)?)?
+
+    var existingEngine: PlayerEngine? { read { $0.engine } }
+
+    /// The engine, made on first need with the configured clock and sink.
+    func engineCreatingIfNeeded() -> PlayerEngine {
+        if let e = existingEngine { return e }
+        let clock = read { $0.sourceClock } as? VirtualClock
+        let override = audioSinkOverride
+        let sinkFactory: @Sendable () -> (any AudioSink)? = {
+            if let override { return override() }
+            if clock != nil { return NullAudioSink() }
+            return SDLAudioSink()
+        }
+        let engine = PlayerEngine(configuration: EngineConfiguration(virtualClock: clock, audioSink: sinkFactory))
+        let (created, volume, muted, action): (PlayerEngine, Float, Bool, ActionAtItemEnd) = mutate { s in
+            if let e = s.engine { return (e, s.volume, s.isMuted, s.actionAtItemEnd) }
+            s.engine = engine
+            return (engine, s.volume, s.isMuted, s.actionAtItemEnd)
+        }
+        if created !== engine {
+            engine.shutdown()
+            return created
+        }
+        engine.onEvent = { [weak self] event in self?.handle(event) }
+        engine.setVolume(volume, muted: muted)
+        engine.setEndAction(Self.endAction(action))
+        engine.setRate(read { $0.rate })
+        if read({ $0.status }) == .unknown {
+            set(\.status) { $0.status = .readyToPlay }
+        }
+        return engine
+    }
+
+    /// Sends the queue of sessions to the engine (attaching items as needed).
+    func syncEngineQueue() {
+        let items = read { $0.items }
+        guard !items.isEmpty || existingEngine != nil else { return }
+        let engine = engineCreatingIfNeeded()
+        let sessions = items.map { $0.attach(to: self, audioFormat: engine.audioFormat) }
+        for (item, session) in zip(items, sessions) {
+            let end = item.forwardPlaybackEndTime
+            if end.isNumeric { engine.setForwardPlaybackEndTime(end, for: session) }
+        }
+        engine.setQueue(sessions)
+    }
+
+    func item(for session: ItemSession) -> AVPlayerItem? {
+        read { $0.items.first { $0.session === session } }
+    }
+
+    // MARK: Engine events (engine thread)
+
+    func handle(_ event: EngineEvent) {
+        switch event {
+        case .itemReady(let session):
+            item(for: session)?.becameReady()
+        case .itemFailed(let session, let error):
+            item(for: session)?.failed(error)
+        case .itemFailedToPlayToEnd(let session, let error):
+            guard let item = item(for: session) else { return }
+            let avError = AVPlayerItem.avError(error, url: item.asset.loader.url)
+            item.failed(avError)
+            NotificationCenter.default.post(
+                name: AVPlayerItem.failedToPlayToEndTimeNotification, object: item,
+                userInfo: [AVPlayerItemFailedToPlayToEndTimeErrorKey: avError as NSError])
+        case .itemPlayedToEnd(let session):
+            guard let item = item(for: session) else { return }
+            noteStopped()
+            NotificationCenter.default.post(name: AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        case .currentItemChanged(let from, _):
+            guard let finished = from.flatMap(item(for:)) else { return }
+            set(\.currentItem) { s in s.items.removeAll { $0 === finished } }
+            finished.detach()
+            for handler in itemLeftQueueHandlers.read { handler(finished) }
+            if read({ $0.rate }) != 0 { noteStarted() }
+        case .timeControlChanged(let t):
+            applyTimeControl(t)
+        case .rateChanged(let r):
+            if read({ $0.rate }) != r {
+                set(\.rate) { $0.rate = r }
+                NotificationCenter.default.post(
+                    name: Self.rateDidChangeNotification, object: self,
+                    userInfo: [Self.rateDidChangeReasonKey: RateDidChangeReason.setRateCalled])
+            }
+            applyTimeControl(r == 0 ? .paused : .playing)
+        case .timeJumped(let session):
+            if let item = item(for: session) {
+                NotificationCenter.default.post(name: AVPlayerItem.timeJumpedNotification, object: item)
+            }
+        case .stalled(let session):
+            if let item = item(for: session) {
+                mutate { s in if var p = s.playStart { p.stalls += 1; s.playStart = p } }
+                NotificationCenter.default.post(name: AVPlayerItem.playbackStalledNotification, object: item)
+            }
+        case .bufferChanged(let session, let b):
+            item(for: session)?.bufferChanged(b)
+        case .audioDeviceUnavailable(let message):
+            if let item = currentItem {
+                item.appendErrorLog(
+                    .media(.mediaServicesWereReset, "No audio device: \(message). Playing without sound."))
+            }
+        }
+    }
+
+    /// Access log bookkeeping: a playback period starts.
+    func noteStarted() {
+        mutate { s in
+            if s.playStart == nil, let item = s.items.first {
+                s.playStart = (Date(), .zero, s.engine?.statistics.framesDropped ?? 0, 0)
+                _ = item
+            }
+        }
+    }
+
+    /// A playback period ends: append an access-log event to the current item.
+    func noteStopped() {
+        let (start, item, engine) = mutate {
+            s -> ((date: Date, itemTime: CMTime, dropped: Int, stalls: Int)?, AVPlayerItem?, PlayerEngine?) in
+            defer { s.playStart = nil }
+            return (s.playStart, s.items.first, s.engine)
+        }
+        guard let start, let item else { return }
+        let event = AVPlayerItemAccessLogEvent()
+        event.playbackStartDate = start.date
+        event.uri = item.asset.loader.url.absoluteString
+        event.durationWatched = Date().timeIntervalSince(start.date)
+        event.numberOfStalls = start.stalls
+        event.numberOfDroppedVideoFrames = (engine?.statistics.framesDropped ?? 0) - start.dropped
+        event.playbackType = item.asset.loader.url.isFileURL ? "FILE" : "VOD"
+        event.playbackSessionID = item.read { $0.session?.id.uuidString }
+        if let d = item.asset.loader.loaded {
+            if let bitRate = d.bitRate { event.indicatedBitrate = Double(bitRate) }
+            if let bytes = d.byteSize, d.duration.seconds > 0 {
+                event.observedBitrate = Double(bytes) * 8 / d.duration.seconds
+            }
+        }
+        if let attach = item.read({ $0.attachDate }), let ready = item.read({ $0.readyDate }) {
+            event.startupTime = ready.timeIntervalSince(attach)
+        }
+        event.playbackStartOffset = item.currentTime().seconds
+        item.mutate { $0.accessLog.append(event) }
+        NotificationCenter.default.post(name: AVPlayerItem.newAccessLogEntryNotification, object: item)
+    }
+
+    // MARK: Media selection criteria
+
+    open var appliesMediaSelectionCriteriaAutomatically: Bool {
+        get { access(\.appliesMediaSelectionCriteriaAutomatically) { $0.appliesMediaSelectionCriteriaAutomatically } }
+        set {
+            set(\.appliesMediaSelectionCriteriaAutomatically) {
+                $0.appliesMediaSelectionCriteriaAutomatically = newValue
+            }
+        }
+    }
+
+    open func setMediaSelectionCriteria(
+        _ criteria: AVPlayerMediaSelectionCriteria?, forMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic
+    ) {
+        mutate { $0.criteria[mediaCharacteristic] = criteria }
+    }
+
+    open func mediaSelectionCriteria(
+        forMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic
+    )
+        -> AVPlayerMediaSelectionCriteria?
+    {
+        read { $0.criteria[mediaCharacteristic] }
+    }
+
+    // MARK: Platform settings without effect on Linux (stored)
+
+    open var allowsExternalPlayback: Bool {
+        get { read { $0.allowsExternalPlayback } }
+        set { mutate { $0.allowsExternalPlayback = newValue } }
+    }
+
+    open var isExternalPlaybackActive: Bool { false }
+
+    open var preventsDisplaySleepDuringVideoPlayback: Bool {
+        get { read { $0.preventsDisplaySleepDuringVideoPlayback } }
+        set { mutate { $0.preventsDisplaySleepDuringVideoPlayback = newValue } }
+    }
+
+    /// The SDL audio device name to use; nil is the default device. Takes effect for the next engine.
+    open var audioOutputDeviceUniqueID: String? {
+        get { read { $0.audioOutputDeviceUniqueID } }
+        set { mutate { $0.audioOutputDeviceUniqueID = newValue } }
+    }
+
+    open var isOutputObscuredDueToInsufficientExternalProtection: Bool { false }
+
+    /// Engine counters (OpenAVFoundation extension): frames presented and dropped, audio rendered.
+    package var playbackStatistics: PlaybackStatistics { existingEngine?.statistics ?? PlaybackStatistics() }
+}
+
+/// Preferences for automatic media selection.
+open class AVPlayerMediaSelectionCriteria: NSObject, @unchecked Sendable {
+    public let preferredLanguages: [String]?
+    public let preferredMediaCharacteristics: [AVMediaCharacteristic]?
+    public let principalMediaCharacteristics: [AVMediaCharacteristic]?
+
+    public init(preferredLanguages: [String]?, preferredMediaCharacteristics: [AVMediaCharacteristic]?) {
+        self.preferredLanguages = preferredLanguages
+        self.preferredMediaCharacteristics = preferredMediaCharacteristics
+        self.principalMediaCharacteristics = nil
+        super.init()
+    }
+
+    public init(
+        principalMediaCharacteristics: [AVMediaCharacteristic]?, preferredLanguages: [String]?,
+        preferredMediaCharacteristics: [AVMediaCharacteristic]?
+    ) {
+        self.preferredLanguages = preferredLanguages
+        self.preferredMediaCharacteristics = preferredMediaCharacteristics
+        self.principalMediaCharacteristics = principalMediaCharacteristics
+        super.init()
+    }
+}
+
+/// A thread-safe list of handlers.
+final class HandlerList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handlers: [@Sendable (AVPlayerItem) -> Void] = []
+    func append(_ h: @escaping @Sendable (AVPlayerItem) -> Void) {
+        lock.lock()
+        handlers.append(h)
+        lock.unlock()
+    }
+    var read: [@Sendable (AVPlayerItem) -> Void] {
+        lock.lock()
+        defer { lock.unlock() }
+        return handlers
+    }
+}

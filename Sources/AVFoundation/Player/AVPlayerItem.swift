@@ -1,0 +1,489 @@
+import FFmpegBridge
+import Foundation
+import PlaybackEngine
+
+/// The presentation state of an asset played by a player.
+///
+/// `status` is `.unknown` at creation and starts loading only once the item is the current item of
+/// a player (or queued in an `AVQueuePlayer`); it becomes `.readyToPlay` when the media is opened
+/// and its first frames are decoded, or `.failed` with ``error`` set. Observable properties
+/// (`status`, `duration`, `presentationSize`, `tracks`, `loadedTimeRanges`, the buffer flags …) can
+/// be observed with `observe(\.status, options: [.initial, .new]) { item, change in }`, with Swift
+/// Observation, and by Apple's notifications.
+///
+/// Thread-safe: every property may be read from any thread; reads never block on the engine.
+open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
+    /// Apple's raw values.
+    public enum Status: Int, Sendable {
+        case unknown = 0
+        case readyToPlay = 1
+        case failed = 2
+    }
+
+    public let asset: AVAsset
+    /// Asset keys loaded before the item becomes ready (all keys load together here).
+    public let automaticallyLoadedAssetKeys: [String]
+
+    let lock = NSLock()
+    /// Guarded by `lock`.
+    var state = State()
+    /// Change notification for `observe(_:options:)` and Swift Observation.
+    let observationHub = ObservationHub<AVPlayerItem>()
+
+    struct State {
+        var status = Status.unknown
+        var error: (any Error)?
+        var duration = CMTime.indefinite
+        var presentationSize = CGSize.zero
+        var tracks: [AVPlayerItemTrack] = []
+        var loadedTimeRanges: [NSValue] = []
+        var seekableTimeRanges: [NSValue] = []
+        var isPlaybackLikelyToKeepUp = false
+        var isPlaybackBufferFull = false
+        var isPlaybackBufferEmpty = true
+        var preferredForwardBufferDuration: TimeInterval = 0
+        var forwardPlaybackEndTime = CMTime.invalid
+        var reversePlaybackEndTime = CMTime.invalid
+        var timedMetadata: [AVMetadataItem]?
+        var canPlayFastForward = false
+        var canPlaySlowForward = false
+        var canPlayReverse = false
+        var canPlaySlowReverse = false
+        var canPlayFastReverse = false
+        var canStepForward = false
+        var canStepBackward = false
+        var audioTimePitchAlgorithm = AVAudioTimePitchAlgorithm.timeDomain
+        var preferredPeakBitRate: Double = 0
+        var preferredPeakBitRateForExpensiveNetworks: Double = 0
+        var preferredMaximumResolution = CGSize.zero
+        var preferredMaximumResolutionForExpensiveNetworks = CGSize.zero
+        var canUseNetworkResourcesForLiveStreamingWhilePaused = false
+        var startsOnFirstEligibleVariant = false
+        var textStyleRules: [AVTextStyleRule]?
+        var selection: AVMutableMediaSelection?
+        var collectors: [AVPlayerItemMediaDataCollector] = []
+        weak var player: AVPlayer?
+        var session: ItemSession?
+        var accessLog = AVPlayerItemAccessLog(events: [])
+        var errorLog = AVPlayerItemErrorLog(events: [])
+        var readyDate: Date?
+        var attachDate: Date?
+        /// Where playback starts when the item becomes ready (AVPlayerLooper's range start).
+        var startTime: CMTime = .zero
+    }
+
+    /// Creates an item for the asset at `URL` (`AVURLAsset(url:)`); returns at once, `.unknown`.
+    public convenience init(url URL: URL) {
+        self.init(asset: AVURLAsset(url: URL))
+    }
+
+    /// Creates an item that loads the asset's `duration` before becoming ready.
+    public convenience init(asset: AVAsset) {
+        self.init(asset: asset, automaticallyLoadedAssetKeys: nil)
+    }
+
+    /// Creates an item that loads `automaticallyLoadedAssetKeys` before becoming ready; if one fails
+    /// to load, the item fails.
+    public init(asset: AVAsset, automaticallyLoadedAssetKeys: [String]?) {
+        self.asset = asset
+        self.automaticallyLoadedAssetKeys = automaticallyLoadedAssetKeys ?? ["duration"]
+        super.init()
+    }
+
+    /// The async-property form (Apple's `AVPartialAsyncProperty` keys).
+    public convenience init(asset: AVAsset, automaticallyLoadedAssetKeys: [AVPartialAsyncProperty<AVAsset>]) {
+        self.init(asset: asset, automaticallyLoadedAssetKeys: automaticallyLoadedAssetKeys.map(\.key))
+    }
+
+    /// An independent item for the same asset with the same settings (outputs are not copied).
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = AVPlayerItem(asset: asset, automaticallyLoadedAssetKeys: automaticallyLoadedAssetKeys)
+        let s = read { $0 }
+        copy.mutate {
+            $0.preferredForwardBufferDuration = s.preferredForwardBufferDuration
+            $0.forwardPlaybackEndTime = s.forwardPlaybackEndTime
+            $0.reversePlaybackEndTime = s.reversePlaybackEndTime
+            $0.audioTimePitchAlgorithm = s.audioTimePitchAlgorithm
+            $0.preferredPeakBitRate = s.preferredPeakBitRate
+            $0.preferredMaximumResolution = s.preferredMaximumResolution
+        }
+        return copy
+    }
+
+    func read<T>(_ body: (State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(state)
+    }
+
+    func mutate<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+
+    // MARK: Status
+
+    open var status: Status { access(\.status) { $0.status } }
+    /// Set when `status` is `.failed`: an `AVError` (bridge with `as NSError`).
+    open var error: (any Error)? { access(\.error) { $0.error } }
+    /// `.indefinite` until ready.
+    open var duration: CMTime { access(\.duration) { $0.duration } }
+    /// The display size of the video (after rotation and pixel aspect ratio); `.zero` until ready
+    /// and for audio-only items.
+    open var presentationSize: CGSize { access(\.presentationSize) { $0.presentationSize } }
+    /// Empty until ready.
+    open var tracks: [AVPlayerItemTrack] { access(\.tracks) { $0.tracks } }
+    /// Timed metadata; not produced for files yet (always nil).
+    open var timedMetadata: [AVMetadataItem]? { access(\.timedMetadata) { $0.timedMetadata } }
+
+    // MARK: Buffering
+
+    /// Item-time ranges of media that is readily available (from the playhead to what is demuxed).
+    open var loadedTimeRanges: [NSValue] { access(\.loadedTimeRanges) { $0.loadedTimeRanges } }
+    /// The whole item for local media once ready.
+    open var seekableTimeRanges: [NSValue] { access(\.seekableTimeRanges) { $0.seekableTimeRanges } }
+    open var isPlaybackLikelyToKeepUp: Bool { access(\.isPlaybackLikelyToKeepUp) { $0.isPlaybackLikelyToKeepUp } }
+    open var isPlaybackBufferFull: Bool { access(\.isPlaybackBufferFull) { $0.isPlaybackBufferFull } }
+    open var isPlaybackBufferEmpty: Bool { access(\.isPlaybackBufferEmpty) { $0.isPlaybackBufferEmpty } }
+
+    /// Seconds of media to read ahead; 0 lets the engine choose.
+    open var preferredForwardBufferDuration: TimeInterval {
+        get { access(\.preferredForwardBufferDuration) { $0.preferredForwardBufferDuration } }
+        set { set(\.preferredForwardBufferDuration) { $0.preferredForwardBufferDuration = max(0, newValue) } }
+    }
+
+    /// Takes effect with HTTP Live Streaming (stored and observable until then).
+    open var preferredPeakBitRate: Double {
+        get { access(\.preferredPeakBitRate) { $0.preferredPeakBitRate } }
+        set { set(\.preferredPeakBitRate) { $0.preferredPeakBitRate = newValue } }
+    }
+
+    open var preferredPeakBitRateForExpensiveNetworks: Double {
+        get { access(\.preferredPeakBitRateForExpensiveNetworks) { $0.preferredPeakBitRateForExpensiveNetworks } }
+        set {
+            set(\.preferredPeakBitRateForExpensiveNetworks) { $0.preferredPeakBitRateForExpensiveNetworks = newValue }
+        }
+    }
+
+    /// Takes effect with HTTP Live Streaming (stored and observable until then).
+    open var preferredMaximumResolution: CGSize {
+        get { access(\.preferredMaximumResolution) { $0.preferredMaximumResolution } }
+        set { set(\.preferredMaximumResolution) { $0.preferredMaximumResolution = newValue } }
+    }
+
+    open var preferredMaximumResolutionForExpensiveNetworks: CGSize {
+        get {
+            access(\.preferredMaximumResolutionForExpensiveNetworks) {
+                $0.preferredMaximumResolutionForExpensiveNetworks
+            }
+        }
+        set {
+            set(\.preferredMaximumResolutionForExpensiveNetworks) {
+                $0.preferredMaximumResolutionForExpensiveNetworks = newValue
+            }
+        }
+    }
+
+    /// Takes effect with live streaming (stored and observable until then).
+    open var canUseNetworkResourcesForLiveStreamingWhilePaused: Bool {
+        get {
+            access(\.canUseNetworkResourcesForLiveStreamingWhilePaused) {
+                $0.canUseNetworkResourcesForLiveStreamingWhilePaused
+            }
+        }
+        set {
+            set(\.canUseNetworkResourcesForLiveStreamingWhilePaused) {
+                $0.canUseNetworkResourcesForLiveStreamingWhilePaused = newValue
+            }
+        }
+    }
+
+    open var startsOnFirstEligibleVariant: Bool {
+        get { access(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant } }
+        set { set(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant = newValue } }
+    }
+
+    /// WebVTT styling; stored until subtitle rendering lands.
+    open var textStyleRules: [AVTextStyleRule]? {
+        get { access(\.textStyleRules) { $0.textStyleRules } }
+        set { set(\.textStyleRules) { $0.textStyleRules = newValue } }
+    }
+
+    // MARK: Rates and stepping (what the engine supports now)
+
+    open var canPlayFastForward: Bool { access(\.canPlayFastForward) { $0.canPlayFastForward } }
+    open var canPlaySlowForward: Bool { access(\.canPlaySlowForward) { $0.canPlaySlowForward } }
+    /// False until reverse playback lands.
+    open var canPlayReverse: Bool { access(\.canPlayReverse) { $0.canPlayReverse } }
+    open var canPlaySlowReverse: Bool { access(\.canPlaySlowReverse) { $0.canPlaySlowReverse } }
+    open var canPlayFastReverse: Bool { access(\.canPlayFastReverse) { $0.canPlayFastReverse } }
+    /// False until stepping lands.
+    open var canStepForward: Bool { access(\.canStepForward) { $0.canStepForward } }
+    open var canStepBackward: Bool { access(\.canStepBackward) { $0.canStepBackward } }
+
+    /// The algorithm for audio at rates other than 1 (default `.timeDomain`). Rates other than 1
+    /// currently play video only (audio muted) until time-pitch processing lands.
+    open var audioTimePitchAlgorithm: AVAudioTimePitchAlgorithm {
+        get { access(\.audioTimePitchAlgorithm) { $0.audioTimePitchAlgorithm } }
+        set { set(\.audioTimePitchAlgorithm) { $0.audioTimePitchAlgorithm = newValue } }
+    }
+
+    // MARK: Time
+
+    /// The item's current time (not key-value observable, as on Apple's systems).
+    open func currentTime() -> CMTime {
+        let (session, player) = read { ($0.session, $0.player) }
+        guard let session, let engine = player?.existingEngine else { return .zero }
+        return engine.currentTime(of: session)
+    }
+
+    /// Playback ends here (with the end notification) instead of at the end of the media.
+    /// `.invalid` (default) means the duration.
+    open var forwardPlaybackEndTime: CMTime {
+        get { access(\.forwardPlaybackEndTime) { $0.forwardPlaybackEndTime } }
+        set {
+            set(\.forwardPlaybackEndTime) { $0.forwardPlaybackEndTime = newValue }
+            if let (session, engine) = sessionAndEngine() {
+                engine.setForwardPlaybackEndTime(newValue, for: session)
+            }
+        }
+    }
+
+    /// For negative rates; stored until reverse playback lands.
+    open var reversePlaybackEndTime: CMTime {
+        get { access(\.reversePlaybackEndTime) { $0.reversePlaybackEndTime } }
+        set { set(\.reversePlaybackEndTime) { $0.reversePlaybackEndTime = newValue } }
+    }
+
+    func sessionAndEngine() -> (ItemSession, PlayerEngine)? {
+        let (session, player) = read { ($0.session, $0.player) }
+        guard let session, let engine = player?.existingEngine else { return nil }
+        return (session, engine)
+    }
+
+    // MARK: Media selection
+
+    /// The selected option of each group; automatic (the group's default) until `select(_:in:)`.
+    open var currentMediaSelection: AVMediaSelection {
+        access(\.currentMediaSelection) { s in
+            s.selection.map { $0.copy() as! AVMediaSelection }
+                ?? AVMediaSelection(asset: asset, groups: [], selections: [:])
+        }
+    }
+
+    /// Selects `option` in `group` (nil for none where the group allows it). Switching the audible
+    /// option takes effect when the item is (re)prepared; live switching lands with the media-selection work.
+    open func select(_ mediaSelectionOption: AVMediaSelectionOption?, in mediaSelectionGroup: AVMediaSelectionGroup) {
+        set(\.currentMediaSelection) { s in
+            if s.selection == nil {
+                s.selection = asset.preferredMediaSelection.mutableCopy() as? AVMutableMediaSelection
+            }
+            s.selection?.select(mediaSelectionOption, in: mediaSelectionGroup)
+        }
+    }
+
+    /// Returns the group to automatic selection (its default option).
+    open func selectMediaOptionAutomatically(in mediaSelectionGroup: AVMediaSelectionGroup) {
+        set(\.currentMediaSelection) { s in
+            s.selection?.selections[ObjectIdentifier(mediaSelectionGroup)] = nil
+        }
+    }
+
+    // MARK: Collectors
+
+    open var mediaDataCollectors: [AVPlayerItemMediaDataCollector] { read { $0.collectors } }
+
+    /// Stored; collectors deliver data with HTTP Live Streaming date ranges.
+    open func add(_ collector: AVPlayerItemMediaDataCollector) {
+        mutate { s in if !s.collectors.contains(where: { $0 === collector }) { s.collectors.append(collector) } }
+    }
+
+    open func remove(_ collector: AVPlayerItemMediaDataCollector) {
+        mutate { s in s.collectors.removeAll { $0 === collector } }
+    }
+
+    // MARK: Logs
+
+    /// A snapshot of the access log (nil before anything was logged).
+    open func accessLog() -> AVPlayerItemAccessLog? {
+        let log = read { $0.accessLog }
+        return log.events.isEmpty ? nil : log
+    }
+
+    /// A snapshot of the error log (nil when empty).
+    open func errorLog() -> AVPlayerItemErrorLog? {
+        let log = read { $0.errorLog }
+        return log.events.isEmpty ? nil : log
+    }
+
+    open override var description: String {
+        "<AVPlayerItem status=\(status.rawValue) asset=\((asset as? AVURLAsset)?.url.lastPathComponent ?? "?")>"
+    }
+}
+
+// MARK: Engine side
+
+extension AVPlayerItem {
+    /// The player the item belongs to.
+    var player: AVPlayer? { read { $0.player } }
+    var session: ItemSession? { read { $0.session } }
+
+    /// Joins `player` (traps if it belongs to another, as Apple raises) and makes the engine session.
+    func attach(to player: AVPlayer, audioFormat: AudioFormat) -> ItemSession {
+        let (session, isNew): (ItemSession, Bool) = mutate { s in
+            if let owner = s.player, owner !== player {
+                apiViolation(
+                    "An AVPlayerItem cannot be associated with more than one instance of AVPlayer "
+                        + "(\(self) already belongs to \(owner)).")
+            }
+            s.player = player
+            if let existing = s.session { return (existing, false) }
+            s.attachDate = Date()
+            let asset = self.asset
+            let session = ItemSession(audioFormat: audioFormat) { [weak self] in
+                try Self.descriptor(for: asset, item: self)
+            }
+            s.session = session
+            return (session, true)
+        }
+        if isNew, let end = read({ $0.forwardPlaybackEndTime }) as CMTime?, end.isNumeric {
+            player.existingEngine?.setForwardPlaybackEndTime(end, for: session)
+        }
+        return session
+    }
+
+    /// Leaves its player: the session stops; the item may join a player again (and reloads).
+    func detach() {
+        let session: ItemSession? = mutate { s in
+            let old = s.session
+            s.session = nil
+            s.player = nil
+            return old
+        }
+        session?.stop()
+    }
+
+    /// Loads the asset (blocking, on the engine's preparation queue) and chooses the streams.
+    static func descriptor(for asset: AVAsset, item: AVPlayerItem?) throws -> ItemDescriptor {
+        let description: AssetDescription
+        switch asset.loader.wait() {
+        case .success(let d): description = d
+        case .failure(let e): throw e
+        }
+        if let error = description.playabilityError { throw error }
+        let tracks = description.tracks
+        let disabled =
+            item?.read { s in Set(s.tracks.filter { !$0.isEnabled }.compactMap { $0.assetTrack?.trackID }) } ?? []
+        let video = tracks.first { $0.mediaType == .video && $0.isPlayable && !disabled.contains($0.trackID) }
+        var audioIndex: Int?
+        if let item, let selection = item.read({ $0.selection }),
+            let group = asset.mediaSelectionGroup(forMediaCharacteristic: .audible),
+            let option = selection.selectedMediaOption(in: group)
+        {
+            audioIndex = option.streamIndex
+        } else {
+            let audios = tracks.filter { $0.mediaType == .audio && $0.isPlayable && !disabled.contains($0.trackID) }
+            audioIndex = (audios.first { $0.isEnabled } ?? audios.first)?.streamIndex
+        }
+        let url = description.url
+        var options: [String: String] = [:]
+        if !url.isFileURL { options["rw_timeout"] = "15000000" }
+        return ItemDescriptor(
+            location: url.isFileURL ? url.path : url.absoluteString, options: options,
+            videoStream: video?.streamIndex, audioStream: audioIndex, timeOrigin: description.timeOrigin,
+            duration: description.duration)
+    }
+
+    /// The engine prepared the item: publish what it is.
+    func becameReady() {
+        guard case .success(let d) = asset.loader.wait() else { return }
+        let assetTracks = asset.tracks
+        let session = read { $0.session }
+        let playedIndices = Set([session?.descriptor.videoStream, session?.descriptor.audioStream].compactMap { $0 })
+        let items = assetTracks.map { track in
+            AVPlayerItemTrack(
+                assetTrack: track,
+                enabled: playedIndices.contains(track.streamIndex)
+                    || (track.mediaType != .audio && track.mediaType != .video),
+                item: self)
+        }
+        var size = CGSize.zero
+        if let video = d.tracks.first(where: { $0.streamIndex == session?.descriptor.videoStream }) {
+            let shown = CGRect(origin: .zero, size: video.naturalSize).applying(video.preferredTransform)
+            size = CGSize(width: abs(shown.width), height: abs(shown.height))
+        }
+        let whole = CMTimeRange(start: .zero, duration: d.duration.isNumeric ? d.duration : .zero)
+        let seekable = d.duration.isNumeric ? [NSValue(timeRange: whole)] : []
+        let hasVideo = session?.hasVideo ?? false
+        let now = Date()
+        set(
+            [
+                \.status, \.duration, \.presentationSize, \.tracks, \.seekableTimeRanges, \.canPlayFastForward,
+                \.canPlaySlowForward,
+            ]
+        ) { s in
+            s.duration = d.duration
+            s.presentationSize = size
+            s.tracks = items
+            s.seekableTimeRanges = seekable
+            s.canPlayFastForward = hasVideo
+            s.canPlaySlowForward = true
+            s.readyDate = now
+            s.status = .readyToPlay
+        }
+        let start = read { $0.startTime }
+        if start > .zero, let (session, engine) = sessionAndEngine() {
+            engine.seek(session, to: start, exact: true, completion: nil)
+        }
+    }
+
+    /// The item failed (preparing or playing).
+    func failed(_ error: any Error) {
+        let avError = Self.avError(error, url: (asset as? AVURLAsset)?.url ?? asset.loader.url)
+        let alreadyFailed = read { $0.status == .failed }
+        if alreadyFailed { return }
+        appendErrorLog(avError)
+        set([\.status, \.error]) { s in
+            s.error = avError
+            s.status = .failed
+        }
+    }
+
+    static func avError(_ error: any Error, url: URL) -> AVError {
+        if let e = error as? AVError { return e }
+        if let e = error as? FFmpegError {
+            if e == .exit || e.code == FFmpegError.exit.code {
+                return .media(
+                    .operationInterrupted, "Reading “\(AVError.displayName(url))” was interrupted.", url: url, ffmpeg: e
+                )
+            }
+            if e == .invalidData || e.posixErrno == EIO {
+                return .media(
+                    .failedToLoadMediaData, "“\(AVError.displayName(url))” could not be read to its end: \(e.message).",
+                    url: url, ffmpeg: e)
+            }
+            return AVError.openFailure(url, e)
+        }
+        return .media(.unknown, "“\(AVError.displayName(url))” can’t be played: \(error).", url: url)
+    }
+
+    func bufferChanged(_ b: BufferState) {
+        let ranges = b.loaded.map { [NSValue(timeRange: $0)] } ?? []
+        set([\.loadedTimeRanges, \.isPlaybackBufferEmpty, \.isPlaybackBufferFull, \.isPlaybackLikelyToKeepUp]) { s in
+            s.loadedTimeRanges = ranges
+            s.isPlaybackBufferEmpty = b.isEmpty
+            s.isPlaybackBufferFull = b.isFull
+            s.isPlaybackLikelyToKeepUp = b.isLikelyToKeepUp
+        }
+    }
+
+    func appendErrorLog(_ error: AVError) {
+        let ns = error as NSError
+        let event = AVPlayerItemErrorLogEvent(
+            date: Date(), uri: (asset as? AVURLAsset)?.url.absoluteString, serverAddress: nil, playbackSessionID: nil,
+            errorStatusCode: ns.code, errorDomain: ns.domain, errorComment: ns.localizedDescription)
+        mutate { $0.errorLog.append(event) }
+        NotificationCenter.default.post(name: AVPlayerItem.newErrorLogEntryNotification, object: self)
+    }
+}

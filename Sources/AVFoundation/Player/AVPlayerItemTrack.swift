@@ -1,0 +1,78 @@
+import Foundation
+
+/// A track of a player item: whether the item presents it, and its current frame rate.
+open class AVPlayerItemTrack: NSObject, @unchecked Sendable {
+    /// The asset track behind it (not key-value observable).
+    public let assetTrack: AVAssetTrack?
+    private let lock = NSLock()
+    private var enabled: Bool
+    private weak var item: AVPlayerItem?
+
+    init(assetTrack: AVAssetTrack, enabled: Bool, item: AVPlayerItem) {
+        self.assetTrack = assetTrack
+        self.enabled = enabled
+        self.item = item
+        super.init()
+    }
+
+    /// Whether the item presents this track. Disabling the audio track silences it; disabling the
+    /// video track stops decoding it. Takes effect when the item is next prepared (live toggling
+    /// during playback lands with the media-selection work).
+    open var isEnabled: Bool {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return enabled
+        }
+        set {
+            lock.lock()
+            enabled = newValue
+            lock.unlock()
+        }
+    }
+
+    /// The video frame rate being played (0 when not playing or not video).
+    open var currentVideoFrameRate: Float {
+        guard let track = assetTrack, track.mediaType == .video, isEnabled,
+            let player = item?.player, player.rate != 0, player.currentItem === item
+        else { return 0 }
+        return track.nominalFrameRate * abs(player.rate)
+    }
+
+    /// Field mode for interlaced video (stored; deinterlacing is automatic).
+    open var videoFieldMode: String?
+}
+
+/// Apple's `AVPlayerItemTrackVideoFieldModeDeinterlaceFields`.
+public let AVPlayerItemTrackVideoFieldModeDeinterlaceFields = "AVPlayerItemTrackVideoFieldModeDeinterlaceFields"
+
+/// The time-pitch algorithm for audio at rates other than 1 (Apple's raw values).
+public struct AVAudioTimePitchAlgorithm: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Modest quality, low cost; suits voice. Rates 1/32…32.
+    public static let timeDomain = AVAudioTimePitchAlgorithm(rawValue: "TimeDomain")
+    /// Highest quality, most cost; suits music. Rates 1/32…32.
+    public static let spectral = AVAudioTimePitchAlgorithm(rawValue: "Spectral")
+    /// No pitch correction: pitch follows the rate. Rates 1/32…32.
+    public static let varispeed = AVAudioTimePitchAlgorithm(rawValue: "Varispeed")
+    /// Deprecated by Apple: snaps rates to {0.5, 0.666667, 0.8, 1.0, 1.25, 1.5, 2.0}.
+    public static let lowQualityZeroLatency = AVAudioTimePitchAlgorithm(rawValue: "LowQualityZeroLatency")
+}
+
+/// A WebVTT text style rule (stored until subtitle rendering lands).
+open class AVTextStyleRule: NSObject, @unchecked Sendable {
+    public let textMarkupAttributes: [String: Any]
+    public let textSelector: String?
+
+    public init?(textMarkupAttributes: [String: Any] = [:], textSelector: String? = nil) {
+        self.textMarkupAttributes = textMarkupAttributes
+        self.textSelector = textSelector
+        super.init()
+    }
+}
+
+/// Collects media data (date-range metadata of streams); abstract, as Apple's.
+open class AVPlayerItemMediaDataCollector: NSObject, @unchecked Sendable {}

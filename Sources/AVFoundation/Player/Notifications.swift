@@ -1,0 +1,50 @@
+import Foundation
+
+// Apple's notification names, in both spellings (the values are identical, as Apple's are).
+
+extension NSNotification.Name {
+    public static let AVPlayerItemDidPlayToEndTime = NSNotification.Name("AVPlayerItemDidPlayToEndTimeNotification")
+    public static let AVPlayerItemFailedToPlayToEndTime = NSNotification.Name(
+        "AVPlayerItemFailedToPlayToEndTimeNotification")
+    public static let AVPlayerItemPlaybackStalled = NSNotification.Name("AVPlayerItemPlaybackStalledNotification")
+    public static let AVPlayerItemTimeJumped = NSNotification.Name("AVPlayerItemTimeJumpedNotification")
+    public static let AVPlayerItemNewAccessLogEntry = NSNotification.Name("AVPlayerItemNewAccessLogEntryNotification")
+    public static let AVPlayerItemNewErrorLogEntry = NSNotification.Name("AVPlayerItemNewErrorLogEntryNotification")
+}
+
+/// `userInfo` key of `AVPlayerItemFailedToPlayToEndTime`: the `NSError`.
+public let AVPlayerItemFailedToPlayToEndTimeErrorKey = "AVPlayerItemFailedToPlayToEndTimeErrorKey"
+
+extension AVPlayerItem {
+    /// Posted (object: the item) when the item played to its end time. May arrive on any thread.
+    public static let didPlayToEndTimeNotification = NSNotification.Name.AVPlayerItemDidPlayToEndTime
+    /// Posted when the item failed to play to its end; `userInfo[AVPlayerItemFailedToPlayToEndTimeErrorKey]`.
+    public static let failedToPlayToEndTimeNotification = NSNotification.Name.AVPlayerItemFailedToPlayToEndTime
+    /// Posted when media did not arrive in time to continue playback.
+    public static let playbackStalledNotification = NSNotification.Name.AVPlayerItemPlaybackStalled
+    /// Posted when the item's current time changed discontinuously (seeks, loops).
+    public static let timeJumpedNotification = NSNotification.Name.AVPlayerItemTimeJumped
+    public static let newAccessLogEntryNotification = NSNotification.Name.AVPlayerItemNewAccessLogEntry
+    public static let newErrorLogEntryNotification = NSNotification.Name.AVPlayerItemNewErrorLogEntry
+    /// Posted when `currentMediaSelection` changed.
+    public static let mediaSelectionDidChangeNotification = NSNotification.Name(
+        "AVPlayerItemMediaSelectionDidChangeNotification")
+}
+
+extension AVPlayer {
+    /// Posted when the rate changed; `userInfo[rateDidChangeReasonKey]` says why.
+    public static let rateDidChangeNotification = NSNotification.Name("AVPlayerRateDidChangeNotification")
+    public static let rateDidChangeReasonKey = "AVPlayerRateDidChangeReasonKey"
+    public static let rateDidChangeOriginatingParticipantKey = "AVPlayerRateDidChangeOriginatingParticipantKey"
+
+    /// Why the rate changed (Apple's raw values).
+    public struct RateDidChangeReason: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let setRateCalled = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonSetRateCalled")
+        public static let setRateFailed = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonSetRateFailed")
+        public static let audioSessionInterrupted = RateDidChangeReason(
+            rawValue: "AVPlayerRateDidChangeReasonAudioSessionInterrupted")
+        public static let appBackgrounded = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonAppBackgrounded")
+    }
+}

@@ -1,0 +1,237 @@
+import PlaybackEngine
+import Synchronization
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// Playback against real decoded media on an untimed virtual clock: a 10 s clip plays in well
+/// under a second, every frame and every sample accounted for.
+final class AVPlayerPlaybackTests: XCTestCase {
+    func test_status_staysUnknownUntilTheItemJoinsAPlayer() throws {
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        spinMainRunLoop(0.2)
+        XCTAssertEqual(item.status, .unknown)
+        XCTAssertEqual(item.duration.isIndefinite, true)
+        XCTAssertEqual(item.presentationSize, .zero)
+        XCTAssertTrue(item.tracks.isEmpty)
+        XCTAssertEqual(item.asset.statusOfValue(forKey: "duration", error: nil), .unknown)
+
+        let v = VirtualPlayer()
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        XCTAssertEqual(item.duration, CMTime(value: 153_600, timescale: 15_360))
+        XCTAssertEqual(item.presentationSize, CGSize(width: 320, height: 240))
+        XCTAssertEqual(item.tracks.count, 2)
+        XCTAssertTrue(item.tracks.allSatisfy(\.isEnabled))
+        XCTAssertEqual(
+            item.seekableTimeRanges.map(\.timeRangeValue), [CMTimeRange(start: .zero, duration: item.duration)])
+        XCTAssertEqual(v.player.status, .readyToPlay)
+        XCTAssertEqual(v.player.timeControlStatus, .paused)
+    }
+
+    func test_playToEnd_everyFramePresentedInOrder_everySampleDelivered() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let started = Date()
+        v.player.play()
+        waitUntil("end") { ends.count >= 1 }
+        let elapsed = Date().timeIntervalSince(started)
+        spinMainRunLoop(0.1)
+
+        XCTAssertEqual(ends.count, 1, "DidPlayToEndTime exactly once")
+        XCTAssertEqual(item.currentTime(), item.duration)
+        XCTAssertEqual(v.player.rate, 0, "actionAtItemEnd .pause sets the rate to 0")
+        XCTAssertEqual(v.player.timeControlStatus, .paused)
+
+        // Every frame, in order, none dropped.
+        XCTAssertEqual(v.frames.indices, (0..<300).map { Optional($0) })
+        XCTAssertEqual(v.player.playbackStatistics.framesDropped, 0)
+        let times = v.frames.entries.map { $0.time.seconds }
+        for (i, t) in times.enumerated() { XCTAssertEqual(t, Double(i) / 30, accuracy: 1e-6) }
+
+        // Every audio sample: 10 s of 440/660 Hz with no gap or click.
+        let samples = v.audio.samples
+        let frames = samples.count / 2
+        XCTAssertEqual(Double(frames), 480_000, accuracy: 1024, "all 10 s of audio rendered")
+        let tones = ToneAnalyzer.analyze(
+            interleaved: Array(samples.prefix(48_000 * 2)), channelCount: 2, sampleRate: 48_000)
+        XCTAssertEqual(tones[0].frequency ?? 0, 440, accuracy: 2)
+        XCTAssertEqual(tones[1].frequency ?? 0, 660, accuracy: 3)
+        let left = ToneAnalyzer.deinterleave(samples, channelCount: 2)[0]
+        // Skip the encoder's first and last AAC frames (priming and padding fade).
+        let middle = Array(left[2048..<(left.count - 2048)])
+        XCTAssertEqual(ToneAnalyzer.discontinuities(in: middle, sampleRate: 48_000, frequency: 440), [])
+        XCTAssertLessThan(elapsed, 10, "untimed playback runs faster than real time")
+    }
+
+    func test_periodicObserver_firesEveryHalfSecondPlusStartAndStop() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        let times = Mutex<[Double]>([])
+        let token = v.player.addPeriodicTimeObserver(
+            forInterval: CMTime(value: 1, timescale: 2), queue: .main
+        ) { t in times.withLock { $0.append(t.seconds) } }
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        v.player.play()
+        waitUntil("end") { ends.count == 1 }
+        spinMainRunLoop(0.2)
+        v.player.removeTimeObserver(token)
+        let fired = times.withLock { $0 }
+        // Start at 0, one per crossing of 0.5, 1.0, … 10.0 (the stop at 10.0 is the same time).
+        XCTAssertEqual(fired.first ?? -1, 0, accuracy: 1e-9)
+        XCTAssertEqual(fired.count, 21, "\(fired)")
+        for (k, t) in fired.dropFirst().enumerated() {
+            XCTAssertGreaterThanOrEqual(t + 1e-9, Double(k + 1) * 0.5)
+            XCTAssertLessThan(t, Double(k + 1) * 0.5 + 0.05)
+        }
+        XCTAssertEqual(fired.last ?? 0, 10, accuracy: 1e-9)
+    }
+
+    func test_boundaryObservers_fireOnceEach_notWhenASeekJumpsOverThem() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        let fired = Mutex<[String]>([])
+        let a = v.player.addBoundaryTimeObserver(forTimes: [NSValue(time: CMTime(value: 2, timescale: 1))], queue: nil)
+        {
+            fired.withLock { $0.append("2s") }
+        }
+        let b = v.player.addBoundaryTimeObserver(forTimes: [NSValue(time: CMTime(value: 5, timescale: 1))], queue: nil)
+        {
+            fired.withLock { $0.append("5s") }
+        }
+        let c = v.player.addBoundaryTimeObserver(forTimes: [NSValue(time: CMTime(value: 9, timescale: 1))], queue: nil)
+        {
+            fired.withLock { $0.append("9s") }
+        }
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        // Jump over 2 s and 5 s while paused, then play through 9 s.
+        let sought = expectation(description: "seek")
+        item.seek(to: CMTime(value: 6, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+            XCTAssertTrue(ok)
+            sought.fulfill()
+        }
+        wait(for: [sought], timeout: 10)
+        XCTAssertEqual(item.currentTime(), CMTime(value: 6, timescale: 1))
+        v.player.play()
+        waitUntil("end") { ends.count == 1 }
+        spinMainRunLoop(0.2)
+        XCTAssertEqual(fired.withLock { $0 }, ["9s"])
+        for t in [a, b, c] { v.player.removeTimeObserver(t) }
+        // The exact seek presented frame 180 (6 s × 30 fps) first, then continued in order.
+        let after = v.frames.indices.drop { $0 != 180 }
+        XCTAssertEqual(Array(after.prefix(3)), [180, 181, 182])
+    }
+
+    func test_rateChanges_reflectInTimeControlStatus() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        XCTAssertEqual(v.player.timeControlStatus, .paused)
+        v.player.rate = 1
+        XCTAssertEqual(v.player.timeControlStatus, .waitingToPlayAtSpecifiedRate)
+        XCTAssertEqual(v.player.reasonForWaitingToPlay, .noItemToPlay)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("playing") { v.player.timeControlStatus == .playing }
+        XCTAssertNil(v.player.reasonForWaitingToPlay)
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        waitUntil("one second played") { item.currentTime().seconds >= 0.99 }
+        v.player.rate = 0
+        XCTAssertEqual(v.player.timeControlStatus, .paused)
+        let paused = item.currentTime()
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(item.currentTime(), paused, "time stands still while paused")
+        v.player.rate = 2
+        waitUntil("playing at 2") { v.player.timeControlStatus == .playing }
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        waitUntil("two more seconds") { item.currentTime().seconds >= paused.seconds + 1.99 }
+        XCTAssertEqual(item.currentTime().seconds, paused.seconds + 2, accuracy: 0.05)
+        v.player.pause()
+        XCTAssertEqual(v.player.rate, 0)
+        XCTAssertEqual(v.player.timeControlStatus, .paused)
+        v.player.defaultRate = 0.5
+        v.player.play()
+        XCTAssertEqual(v.player.rate, 0.5)
+    }
+
+    func test_actionAtItemEnd_none_keepsRateAndItem() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.videoOnly))
+        v.player.actionAtItemEnd = .none
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end") { ends.count == 1 }
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(v.player.rate, 1)
+        XCTAssertTrue(v.player.currentItem === item)
+        XCTAssertEqual(item.currentTime(), item.duration)
+        XCTAssertEqual(v.frames.indices, (0..<90).map { Optional($0) })
+    }
+
+    func test_forwardPlaybackEndTime_endsThereWithTheNotification() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        item.forwardPlaybackEndTime = CMTime(value: 3, timescale: 1)
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end") { ends.count == 1 }
+        XCTAssertEqual(item.currentTime(), CMTime(value: 3, timescale: 1))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 90)
+    }
+
+    func test_audioOnlyAndVideoOnly_play() throws {
+        for f in [Fixture.audioOnly, .videoOnly, .audioWAV, .hevcMKV, .vp9OpusWebM, .h264AACTS] {
+            let v = VirtualPlayer()
+            let item = AVPlayerItem(url: try fixture(f))
+            let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+            v.player.replaceCurrentItem(with: item)
+            v.player.play()
+            waitUntil("\(f.rawValue) end") { ends.count == 1 }
+            XCTAssertEqual(item.currentTime(), item.duration, f.rawValue)
+            if f.facts.video != nil {
+                XCTAssertEqual(v.frames.indices.first ?? nil, 0, f.rawValue)
+                XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<v.frames.indices.count), f.rawValue)
+            }
+            if !f.facts.audio.isEmpty {
+                XCTAssertEqual(
+                    Double(v.audio.samples.count / 2) / 48_000, f.facts.duration ?? 0, accuracy: 0.1, f.rawValue)
+            }
+        }
+    }
+
+    func test_badInputs_failTheItemWithTheirError() throws {
+        let rows: [(Fixture, AVError.Code)] = [
+            (.empty, .fileFormatNotRecognized), (.text, .fileFormatNotRecognized), (.truncated, .fileFailedToParse),
+            (.unknownCodec, .decoderNotFound),
+        ]
+        for (f, code) in rows {
+            let v = VirtualPlayer()
+            let item = AVPlayerItem(url: try fixture(f))
+            v.player.replaceCurrentItem(with: item)
+            v.player.play()
+            waitUntil("\(f.rawValue) fails") { item.status == .failed }
+            let error = try XCTUnwrap(item.error) as NSError
+            XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+            XCTAssertEqual(error.code, code.rawValue, "\(f.rawValue): \(error.localizedDescription)")
+            XCTAssertNotNil(item.errorLog(), f.rawValue)
+            XCTAssertEqual(v.player.timeControlStatus, .waitingToPlayAtSpecifiedRate)
+        }
+    }
+
+    func test_oneItemInTwoPlayers_isRefusedByCanInsert() throws {
+        let item = AVPlayerItem(url: try fixture(.videoOnly))
+        let a = VirtualPlayer()
+        a.player.replaceCurrentItem(with: item)
+        let q = AVQueuePlayer()
+        XCTAssertFalse(q.canInsert(item, after: nil))
+    }
+}

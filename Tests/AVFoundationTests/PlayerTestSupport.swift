@@ -1,0 +1,128 @@
+import Foundation
+import PlaybackEngine
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// Records every video frame the engine presents: its item time and the index drawn in it.
+final class FrameRecorder: VideoFrameSink, @unchecked Sendable {
+    struct Entry: Equatable {
+        var time: CMTime
+        var index: Int?
+        /// The playback clock when the frame was presented (when a probe is set).
+        var clock: CMTime?
+    }
+    /// Reads the playback clock at presentation (real-time A/V sync checks).
+    var clockProbe: (@Sendable (ItemSession) -> CMTime)?
+    private let lock = NSLock()
+    private var storage: [Entry] = []
+    private var flushes = 0
+
+    func present(_ frame: VideoFrame, itemTime: CMTime, session: ItemSession) {
+        let buffer = frame.pixelBuffer
+        CVPixelBufferLockBaseAddress(buffer, .readOnly)
+        defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
+        var index: Int?
+        if let base = CVPixelBufferGetBaseAddressOfPlane(buffer, 0) ?? CVPixelBufferGetBaseAddress(buffer) {
+            let w = CVPixelBufferGetWidthOfPlane(buffer, 0)
+            let h = CVPixelBufferGetHeightOfPlane(buffer, 0)
+            let stride = CVPixelBufferGetBytesPerRowOfPlane(buffer, 0)
+            index =
+                FrameIndexReader.read(
+                    luma: UnsafeRawBufferPointer(start: base, count: stride * h), width: w, height: h,
+                    bytesPerRow: stride)?
+                .index
+        }
+        let clock = clockProbe?(session)
+        lock.lock()
+        storage.append(Entry(time: itemTime, index: index, clock: clock))
+        lock.unlock()
+    }
+
+    func flush(session: ItemSession?) {
+        lock.lock()
+        flushes += 1
+        lock.unlock()
+    }
+
+    var entries: [Entry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+
+    var indices: [Int?] { entries.map(\.index) }
+}
+
+/// A player on an untimed virtual clock with a capturing audio sink and a frame recorder.
+struct VirtualPlayer {
+    let player: AVPlayer
+    let audio: CapturingAudioSink
+    let frames: FrameRecorder
+    let clock: VirtualClock
+
+    init(queue: Bool = false, mode: VirtualClock.Mode = .untimed) {
+        let clock = VirtualClock(mode: mode)
+        let audio = CapturingAudioSink()
+        player = queue ? AVQueuePlayer() : AVPlayer()
+        player.sourceClock = clock
+        player.audioSinkOverride = { audio }
+        self.audio = audio
+        self.frames = FrameRecorder()
+        self.clock = clock
+        player.engineCreatingIfNeeded().addVideoSink(frames)
+    }
+}
+
+/// Waits (running the main run loop, where KVO and observers are delivered) until `condition`.
+func waitUntil(
+    _ description: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+    _ condition: () -> Bool
+) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() > deadline {
+            XCTFail("timed out waiting for \(description)", file: file, line: line)
+            return
+        }
+        RunLoop.main.run(until: Date().addingTimeInterval(0.005))
+    }
+}
+
+/// Runs the main run loop briefly so queued main-queue deliveries happen.
+func spinMainRunLoop(_ seconds: TimeInterval = 0.05) {
+    RunLoop.main.run(until: Date().addingTimeInterval(seconds))
+}
+
+/// Collects notifications of one name for one object.
+final class NotificationLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Notification] = []
+    private var token: NSObjectProtocol?
+
+    init(_ name: Notification.Name, object: AnyObject?) {
+        token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { [weak self] n in
+            guard let self else { return }
+            self.lock.lock()
+            self.items.append(n)
+            self.lock.unlock()
+        }
+    }
+
+    deinit {
+        if let token { NotificationCenter.default.removeObserver(token) }
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return items.count
+    }
+
+    var notifications: [Notification] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
