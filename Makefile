@@ -22,9 +22,13 @@ build: bootstrap
 demo: bootstrap
 	@scripts/make-fixtures --demo >/dev/null
 
+# Without a sound card (no /dev/snd), SDL's dummy driver keeps the player quiet instead of
+# printing ALSA errors; on a desktop SDL picks PulseAudio/PipeWire/ALSA itself.
+NO_SOUND := $(if $(wildcard /dev/snd),,SDL_AUDIODRIVER=dummy)
+
 play: demo
 	$(SWIFT) build -c release --product avplay
-	.build/release/avplay $(PLAY_ARGS) "$$(scripts/make-fixtures --demo)"
+	$(NO_SOUND) .build/release/avplay $(PLAY_ARGS) "$$(scripts/make-fixtures --demo)"
 
 fixtures: bootstrap
 	@scripts/make-fixtures >/dev/null

@@ -8,12 +8,21 @@ import Glibc
 @main
 struct AvPlay {
     static let usage = """
-        Usage: avplay <command> [options] FILE|URL
+        Usage: avplay [play] [options] FILE|URL [FILE|URL …]
+               avplay info [--json] FILE|URL
 
-        Commands:
-          info FILE|URL [--json]   Show what AVFoundation sees in a file or stream: duration,
-                                   tracks (type, codec, size, rate, language), metadata and
-                                   media selection groups. --json prints one JSON object.
+        Play (the default command): plays the inputs in order with sound, showing a status line
+        (state, time / duration, progress and buffered range, rate, volume). Ctrl-C quits.
+          --rate R        play at rate R (audio is muted at rates other than 1 for now)
+          --volume V      volume 0…1        --mute          start muted
+          --start T       start at T seconds (exact)
+          --end T         stop at T seconds (forwardPlaybackEndTime)
+          --quiet         no status line
+        With no sound card set SDL_AUDIODRIVER=dummy (or disk with SDL_DISKAUDIOFILE=path);
+        without any audio device the player runs silently on the system clock.
+
+        Info: show what AVFoundation sees in a file or stream: duration, tracks (type, codec,
+        size, rate, language), metadata and media selection groups. --json prints one JSON object.
 
         Options:
           -h, --help               Show this help.
@@ -32,14 +41,18 @@ struct AvPlay {
             print("avplay (OpenAVFoundation) 0.1")
             exit(0)
         }
-        let command = args.removeFirst()
+        let command = args.first!
         switch command {
         case "info":
+            args.removeFirst()
             exit(await InfoCommand.run(args))
         default:
-            // Playback arrives with the playback engine; until then the tool inspects files.
-            Terminal.error("unknown command “\(command)”. Playback is not available yet; try `avplay info FILE`.")
-            exit(2)
+            if command == "play" { args.removeFirst() }
+            guard let options = PlayCommand.parse(args) else {
+                Terminal.error("play: give one or more FILEs or URLs (see avplay --help)")
+                exit(2)
+            }
+            PlayCommand.run(options)
         }
     }
 }
