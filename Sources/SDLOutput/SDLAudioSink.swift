@@ -90,12 +90,32 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// gets 32-bit float. An open sink is closed first.
     ///
     /// - Throws: ``AudioSinkError`` carrying SDL's error text when no driver starts or no device opens.
+    /// Why no device can exist, when no driver was named and the machine has neither sound hardware
+    /// (`/dev/snd`) nor a sound server (PulseAudio / PipeWire socket): SDL would only probe ALSA,
+    /// fail, and let libasound print errors on the terminal. Nil when a device may exist.
+    static func noSoundSystem() -> String? {
+        if getenv("SDL_AUDIODRIVER") != nil { return nil }
+        let files = FileManager.default
+        if files.fileExists(atPath: "/dev/snd") { return nil }
+        if getenv("PULSE_SERVER") != nil { return nil }
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) {
+            for socket in ["pulse/native", "pipewire-0"] where files.fileExists(atPath: runtime + "/" + socket) {
+                return nil
+            }
+        }
+        return "this machine has no sound card and no sound server"
+    }
+
     package func open(preferred: AudioFormat) throws(AudioSinkError) -> AudioFormat {
         guard preferred.sampleRate > 0, preferred.sampleRate <= Int(Int32.max),
             (1...8).contains(preferred.channelCount)
         else {
             throw AudioSinkError(
                 "Cannot open an audio device at \(preferred.sampleRate) Hz with \(preferred.channelCount) channels.")
+        }
+        if let reason = Self.noSoundSystem() {
+            throw AudioSinkError(
+                "No audio device: \(reason). Set SDL_AUDIODRIVER=dummy, or disk with SDL_DISKAUDIOFILE=<path>.")
         }
         lock.lock()
         defer { lock.unlock() }

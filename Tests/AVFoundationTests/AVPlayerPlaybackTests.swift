@@ -71,7 +71,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
     func test_periodicObserver_firesEveryHalfSecondPlusStartAndStop() throws {
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: try fixture(.h264AAC))
-        let times = Mutex<[Double]>([])
+        let times = LockedBox<[Double]>([])
         let token = v.player.addPeriodicTimeObserver(
             forInterval: CMTime(value: 1, timescale: 2), queue: .main
         ) { t in times.withLock { $0.append(t.seconds) } }
@@ -96,7 +96,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
     func test_boundaryObservers_fireOnceEach_notWhenASeekJumpsOverThem() throws {
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: try fixture(.h264AAC))
-        let fired = Mutex<[String]>([])
+        let fired = LockedBox<[String]>([])
         let a = v.player.addBoundaryTimeObserver(forTimes: [NSValue(time: CMTime(value: 2, timescale: 1))], queue: nil)
         {
             fired.withLock { $0.append("2s") }
@@ -233,5 +233,118 @@ final class AVPlayerPlaybackTests: XCTestCase {
         a.player.replaceCurrentItem(with: item)
         let q = AVQueuePlayer()
         XCTAssertFalse(q.canInsert(item, after: nil))
+    }
+}
+
+final class AVPlayerDamagedMediaTests: XCTestCase {
+    func test_truncatedFile_failsToPlayToEnd_afterPlayingWhatItHas() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.truncatedFaststart))
+        let failed = NotificationLog(AVPlayerItem.failedToPlayToEndTimeNotification, object: item)
+        let ended = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("failure") { failed.count == 1 }
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(ended.count, 0)
+        let error = try XCTUnwrap(
+            failed.notifications.first?.userInfo?[AVPlayerItemFailedToPlayToEndTimeErrorKey] as? NSError)
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertEqual(error.code, AVError.Code.failedToLoadMediaData.rawValue)
+        XCTAssertTrue(error.localizedDescription.contains("ends early"), error.localizedDescription)
+        XCTAssertEqual(item.status, .failed)
+        XCTAssertEqual(v.player.rate, 0)
+        // It played what was there, in order.
+        let indices = v.frames.indices.compactMap { $0 }
+        XCTAssertEqual(indices, Array(0..<indices.count))
+        XCTAssertGreaterThan(indices.count, 170)
+    }
+
+    func test_corruptMiddle_playsToTheEnd_skippingWhatCannotBeDecoded() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.corruptMiddle))
+        let ended = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end") { ended.count == 1 }
+        XCTAssertEqual(item.status, .readyToPlay)
+        XCTAssertEqual(item.currentTime(), item.duration)
+        // Frames go up in time order; the damaged GOP's pictures are concealed by the decoder (their
+        // drawn indices are unreliable), and the next GOP (frames 180…299) is intact.
+        let times = v.frames.entries.map(\.time)
+        XCTAssertEqual(times, times.sorted())
+        XCTAssertEqual(Set(times).count, times.count)
+        XCTAssertGreaterThan(times.count, 280)
+        let tail = v.frames.indices.suffix(120)
+        XCTAssertEqual(Array(tail), (180..<300).map { Optional($0) })
+        XCTAssertEqual(Array(v.frames.indices.prefix(120)), (0..<120).map { Optional($0) })
+    }
+}
+
+final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
+    /// Switching English → French at 2 s continues from the same time with no gap longer than one
+    /// audio buffer: 440 Hz before, 550 Hz after, 5 s of audio in all.
+    func test_switchAudibleOption_midPlay_continuesWithoutAGap() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.multiAudioSubtitles))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        let jumps = NotificationLog(AVPlayerItem.timeJumpedNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .audible))
+        XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group)?.displayName, "English")
+        v.player.play()
+        v.clock.advance(by: CMTime(value: 2, timescale: 1))
+        waitUntil("two seconds") { item.currentTime() >= CMTime(value: 2, timescale: 1) }
+        waitUntil("two seconds of audio") { v.audio.frameCount >= 96_000 }
+        let french = try XCTUnwrap(group.options.first { $0.extendedLanguageTag == "fr" })
+        item.select(french, in: group)
+        XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group), french)
+        XCTAssertFalse(item.currentMediaSelection.mediaSelectionCriteriaCanBeAppliedAutomatically(to: group))
+        v.clock.advance(by: CMTime(value: 4, timescale: 1))
+        waitUntil("end") { ends.count == 1 }
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(jumps.count, 0, "a stream switch is not a time jump")
+
+        let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
+        XCTAssertEqual(Double(left.count), Double(item.duration.seconds * 48_000), accuracy: 1024)
+        let before = Array(left[48_000..<96_000])
+        let after = Array(left[100_000..<148_000])
+        XCTAssertEqual(ToneAnalyzer.dominantFrequency(of: before, sampleRate: 48_000) ?? 0, 440, accuracy: 2)
+        XCTAssertEqual(ToneAnalyzer.dominantFrequency(of: after, sampleRate: 48_000) ?? 0, 550, accuracy: 2)
+        let seam = Array(left[90_000..<106_000])
+        let gaps = ToneAnalyzer.discontinuities(in: seam, sampleRate: 48_000, frequency: 550).filter {
+            $0.kind == .silence
+        }
+        for g in gaps { XCTAssertLessThanOrEqual(g.samples.count, 1024) }
+        // Video went on in order through the switch.
+        let indices = v.frames.indices.compactMap { $0 }
+        XCTAssertEqual(indices, Array(0..<indices.count))
+    }
+
+    func test_disablingTheAudioTrack_silencesIt_disablingVideoStopsFrames() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        v.player.play()
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        waitUntil("one second of audio") { v.audio.frameCount >= 48_000 }
+        let audioTrack = try XCTUnwrap(item.tracks.first { $0.assetTrack?.mediaType == .audio })
+        let videoTrack = try XCTUnwrap(item.tracks.first { $0.assetTrack?.mediaType == .video })
+        audioTrack.isEnabled = false
+        videoTrack.isEnabled = false
+        let audioBefore = v.audio.frameCount
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        waitUntil("time moves on") { item.currentTime().seconds >= 1.99 }
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(v.audio.frameCount, audioBefore, "no audio rendered while the track is disabled")
+        // Frames due up to the switch (1 s) may still go up; nothing later is decoded or shown.
+        let latest = v.frames.entries.map(\.time.seconds).max() ?? 0
+        XCTAssertLessThanOrEqual(latest, 1.0 + 1e-6, "no video presented while disabled")
+        XCTAssertEqual(item.tracks.filter(\.isEnabled).count, 0)
+        audioTrack.isEnabled = true
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        waitUntil("audio again") { v.audio.frameCount > audioBefore + 40_000 }
     }
 }

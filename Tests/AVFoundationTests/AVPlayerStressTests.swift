@@ -13,7 +13,7 @@ final class AVPlayerStressTests: XCTestCase {
         player.sourceClock = clock
         player.audioSinkOverride = { NullAudioSink() }
         let urls = try [Fixture.videoOnly, .audioWAV, .h264AAC].map { try fixture($0) }
-        let completions = Mutex<[Int: Int]>([:])
+        let completions = LockedBox<[Int: Int]>([:])
         let issued = Atomic<Int>(0)
         let deadline = Date().addingTimeInterval(3)
         let group = DispatchGroup()

@@ -126,3 +126,16 @@ final class NotificationLog: @unchecked Sendable {
         return items
     }
 }
+
+/// A value behind an NSLock (ThreadSanitizer understands pthread locks; it reports false races inside
+/// `Synchronization.Mutex` on this toolchain).
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

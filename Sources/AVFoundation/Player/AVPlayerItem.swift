@@ -281,6 +281,44 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             }
             s.selection?.select(mediaSelectionOption, in: mediaSelectionGroup)
         }
+        NotificationCenter.default.post(name: AVPlayerItem.mediaSelectionDidChangeNotification, object: self)
+        if mediaSelectionGroup.characteristic == .audible {
+            // The selected audio option's track is the one enabled audio track.
+            for t in tracks where t.assetTrack?.mediaType == .audio {
+                t.setEnabledSilently(
+                    mediaSelectionOption != nil && t.assetTrack?.trackID == mediaSelectionOption?.trackID)
+            }
+            applyPlayedStreams()
+        }
+    }
+
+    /// Re-chooses the played streams from the media selection and the tracks' `isEnabled`, and
+    /// switches the engine to them during playback (it continues from the same time).
+    func applyPlayedStreams() {
+        guard let (session, engine) = sessionAndEngine(), status == .readyToPlay else { return }
+        let tracks = self.tracks
+        let enabled = Set(tracks.filter(\.isEnabled).compactMap { $0.assetTrack?.streamIndex })
+        let video = tracks.compactMap(\.assetTrack).first {
+            $0.mediaType == .video && $0.isPlayable && enabled.contains($0.streamIndex)
+        }?.streamIndex
+        var audio: Int?
+        let audioTracks = tracks.compactMap(\.assetTrack).filter { $0.mediaType == .audio && $0.isPlayable }
+        if let group = asset.mediaSelectionGroup(forMediaCharacteristic: .audible),
+            let option = currentMediaSelection.selectedMediaOption(in: group)
+        {
+            audio = option.streamIndex
+        } else {
+            audio = audioTracks.first { enabled.contains($0.streamIndex) }?.streamIndex
+        }
+        // A disabled audio track is silent whatever the selection says.
+        if let a = audio, let track = tracks.first(where: { $0.assetTrack?.streamIndex == a }), !track.isEnabled {
+            audio = nil
+        }
+        // Keep the item's tracks in step: the selected audio track is the enabled one.
+        for t in tracks where t.assetTrack?.mediaType == .audio {
+            t.setEnabledSilently(t.assetTrack?.streamIndex == audio)
+        }
+        engine.setStreams(session, video: video, audio: audio)
     }
 
     /// Returns the group to automatic selection (its default option).
@@ -389,10 +427,12 @@ extension AVPlayerItem {
         let url = description.url
         var options: [String: String] = [:]
         if !url.isFileURL { options["rw_timeout"] = "15000000" }
-        return ItemDescriptor(
+        var descriptor = ItemDescriptor(
             location: url.isFileURL ? url.path : url.absoluteString, options: options,
             videoStream: video?.streamIndex, audioStream: audioIndex, timeOrigin: description.timeOrigin,
             duration: description.duration)
+        descriptor.durationIsExact = description.providesPreciseDurationAndTiming
+        return descriptor
     }
 
     /// The engine prepared the item: publish what it is.
@@ -452,6 +492,14 @@ extension AVPlayerItem {
 
     static func avError(_ error: any Error, url: URL) -> AVError {
         if let e = error as? AVError { return e }
+        if let e = error as? MediaEndedEarly {
+            return .media(
+                .failedToLoadMediaData,
+                String(
+                    format: "“%@” ends early: its data stops at %.2f s of %.2f s.", AVError.displayName(url),
+                    e.endedAt.seconds, e.duration.seconds),
+                reason: "The file is truncated or was not fully downloaded.", url: url)
+        }
         if let e = error as? FFmpegError {
             if e == .exit || e.code == FFmpegError.exit.code {
                 return .media(

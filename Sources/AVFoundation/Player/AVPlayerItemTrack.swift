@@ -16,8 +16,8 @@ open class AVPlayerItemTrack: NSObject, @unchecked Sendable {
     }
 
     /// Whether the item presents this track. Disabling the audio track silences it; disabling the
-    /// video track stops decoding it. Takes effect when the item is next prepared (live toggling
-    /// during playback lands with the media-selection work).
+    /// video track stops decoding it; enabling another audio track plays it instead. Takes effect at
+    /// once during playback, continuing from the same time.
     open var isEnabled: Bool {
         get {
             lock.lock()
@@ -26,9 +26,30 @@ open class AVPlayerItemTrack: NSObject, @unchecked Sendable {
         }
         set {
             lock.lock()
+            let changed = enabled != newValue
             enabled = newValue
             lock.unlock()
+            guard changed, let item else { return }
+            if newValue, assetTrack?.mediaType == .audio {
+                // One audio track plays at a time: enabling one disables the others.
+                for other in item.tracks where other !== self && other.assetTrack?.mediaType == .audio {
+                    other.setEnabledSilently(false)
+                }
+                if let group = item.asset.mediaSelectionGroup(forMediaCharacteristic: .audible),
+                    let option = group.options.first(where: { $0.trackID == assetTrack?.trackID })
+                {
+                    item.select(option, in: group)
+                    return
+                }
+            }
+            item.applyPlayedStreams()
         }
+    }
+
+    func setEnabledSilently(_ value: Bool) {
+        lock.lock()
+        enabled = value
+        lock.unlock()
     }
 
     /// The video frame rate being played (0 when not playing or not video).

@@ -15,6 +15,9 @@ package struct ItemDescriptor: Sendable {
     package var timeOrigin: CMTime
     /// The item's duration (item time), `.indefinite` when unknown.
     package var duration: CMTime
+    /// Whether the container's index states the duration (not an estimate): media that ends well
+    /// before it was cut short, and playback fails to play to its end.
+    package var durationIsExact: Bool = false
 
     package init(
         location: String, options: [String: String] = [:], videoStream: Int?, audioStream: Int?,

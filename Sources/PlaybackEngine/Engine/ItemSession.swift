@@ -32,10 +32,18 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var seekFailed = false
     private let interrupt = InterruptFlag()
 
-    package private(set) var videoPackets: PacketQueue?
-    package private(set) var audioPackets: PacketQueue?
-    package private(set) var videoFrames: FrameQueue<VideoFrame>?
-    package private(set) var audioFrames: FrameQueue<AudioFrame>?
+    // Guarded by `lock` (swapped when the played streams change during playback).
+    private var _videoPackets: PacketQueue?
+    private var _audioPackets: PacketQueue?
+    private var _videoFrames: FrameQueue<VideoFrame>?
+    private var _audioFrames: FrameQueue<AudioFrame>?
+    /// Stream parameters, kept to build decoders for streams selected later.
+    private var streamInfo: [StreamInfo] = []
+
+    package var videoPackets: PacketQueue? { lock.withLock { _videoPackets } }
+    package var audioPackets: PacketQueue? { lock.withLock { _audioPackets } }
+    package var videoFrames: FrameQueue<VideoFrame>? { lock.withLock { _videoFrames } }
+    package var audioFrames: FrameQueue<AudioFrame>? { lock.withLock { _audioFrames } }
 
     /// Tuning: decoded-frame ring sizes (ffplay: VIDEO_PICTURE_QUEUE_SIZE 3, SAMPLE_QUEUE_SIZE 9).
     static let videoFrameCapacity = 3
@@ -97,11 +105,12 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             if stopped { return false }
             self.format = format
             self.demuxer = demuxer
+            self.streamInfo = info.streams
             if let video {
-                (videoPackets, videoFrames, videoDecoder) = video
+                (_videoPackets, _videoFrames, videoDecoder) = video
             }
             if let audio {
-                (audioPackets, audioFrames, audioDecoder) = audio
+                (_audioPackets, _audioFrames, audioDecoder) = audio
             }
             return true
         }
@@ -206,6 +215,67 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         return d.bufferedEnd.map(itemTime)
     }
 
+    /// Changes the played streams during playback (another audio language; a track disabled or
+    /// enabled): decoders of streams that leave are stopped, new ones start, and the demuxer's
+    /// routing changes. The caller then seeks to the playhead so every stream continues from there.
+    package func setStreams(video: Int?, audio: Int?) throws {
+        let current = descriptor
+        guard video != current.videoStream || audio != current.audioStream else { return }
+        guard
+            let (format, demuxer) = lock.withLock({ () -> (FormatContext, Demuxer)? in
+                guard let f = self.format, let d = self.demuxer, !stopped else { return nil }
+                return (f, d)
+            })
+        else { return }
+        var newVideo: (PacketQueue, FrameQueue<VideoFrame>, VideoDecoder)?
+        var newAudio: (PacketQueue, FrameQueue<AudioFrame>, AudioDecoder)?
+        let streams = lock.withLock { streamInfo }
+        if video != current.videoStream, let v = video, v < streams.count {
+            let tb = streams[v].timeBase
+            let packets = PacketQueue(streamIndex: v, timeBase: tb)
+            let frames = FrameQueue<VideoFrame>(capacity: Self.videoFrameCapacity)
+            newVideo = (
+                packets, frames,
+                try VideoDecoder(
+                    parameters: format.codecParameters(stream: v), timeBase: tb, packets: packets, frames: frames)
+            )
+        }
+        if audio != current.audioStream, let a = audio, a < streams.count {
+            let tb = streams[a].timeBase
+            let packets = PacketQueue(streamIndex: a, timeBase: tb)
+            let frames = FrameQueue<AudioFrame>(capacity: Self.audioFrameCapacity)
+            newAudio = (
+                packets, frames,
+                try AudioDecoder(
+                    parameters: format.codecParameters(stream: a), timeBase: tb, packets: packets, frames: frames,
+                    outputFormat: audioFormat)
+            )
+        }
+        let (oldVideo, oldAudio, routing): (VideoDecoder?, AudioDecoder?, [Int: PacketQueue]) = lock.withLock {
+            var oldV: VideoDecoder?
+            var oldA: AudioDecoder?
+            if video != current.videoStream {
+                oldV = videoDecoder
+                (_videoPackets, _videoFrames, videoDecoder) = (newVideo?.0, newVideo?.1, newVideo?.2)
+            }
+            if audio != current.audioStream {
+                oldA = audioDecoder
+                (_audioPackets, _audioFrames, audioDecoder) = (newAudio?.0, newAudio?.1, newAudio?.2)
+            }
+            _descriptor.videoStream = video
+            _descriptor.audioStream = audio
+            var routing: [Int: PacketQueue] = [:]
+            if let v = video, let q = _videoPackets { routing[v] = q }
+            if let a = audio, let q = _audioPackets { routing[a] = q }
+            return (oldV, oldA, routing)
+        }
+        oldVideo?.stop()
+        oldAudio?.stop()
+        newVideo?.2.start()
+        newAudio?.2.start()
+        demuxer.setStreams(routing)
+    }
+
     /// Seeks to `itemTime`: the demuxer repositions at a keyframe at or before it (within
     /// `range` when given) and bumps every serial. With `exact`, decoders drop frames before the target.
     package func seek(to itemTime: CMTime, exact: Bool) {
@@ -235,8 +305,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
         interrupt.abort()
         guard let (d, v, a) = parts else { return }
-        videoPackets?.abort()
-        audioPackets?.abort()
+        for q in [videoPackets, audioPackets] { q?.abort() }
         videoFrames?.abort()
         audioFrames?.abort()
         d?.stop()

@@ -71,9 +71,14 @@ package final class PlayerEngine: @unchecked Sendable {
     private var shuttingDown = false
     private var wakeups = 0
     private var pendingSeek: PendingSeek?
+    /// A stream switch to perform between two steps.
+    private var pendingSwitch: (session: ItemSession, video: Int?, audio: Int?, time: CMTime, host: UInt64?)?
     /// After a seek, the serial whose first video frame re-bases the clock.
     private var awaitingSeekFrame: PendingSeek?
     private var shownFirstFrame: Set<UUID> = []
+    /// Item time of the last frame presented for the current item; frames at or before it are not
+    /// shown again (after a silent repositioning). Reset by seeks and item changes.
+    private var lastPresented: CMTime?
     private var stats = PlaybackStatistics()
     private var lastBuffer: [UUID: BufferState] = [:]
     private var virtualHost: CMTime = .zero
@@ -83,15 +88,25 @@ package final class PlayerEngine: @unchecked Sendable {
         var target: CMTime
         var exact: Bool
         var completion: (@Sendable (Bool) -> Void)?
+        /// A repositioning the app did not ask for (a stream switch): no time jump is reported.
+        var silent = false
+        /// For a silent repositioning while playing: the host time of `target`; the clock resumes on
+        /// that anchor, so time that passed meanwhile still counts.
+        var resumeHost: UInt64?
     }
 
     private var thread: Thread?
     private var clockListener: UInt64?
+    /// Whether the real-time sink is pulling (engine thread only).
+    private var sinkRunning = false
 
     /// Audio frames rendered per step in virtual-clock mode (a device's typical buffer).
     static let virtualChunkFrames = 1024
     /// Longest sleep of the real-time loop (ffplay's REFRESH_RATE, 10 ms).
     static let refreshInterval = 0.01
+    /// Media ending more than this before an exact duration was truncated (seconds; covers the last
+    /// frame's duration and encoder padding).
+    static let truncationTolerance = 0.5
 
     package init(configuration: EngineConfiguration) {
         self.configuration = configuration
@@ -169,6 +184,7 @@ package final class PlayerEngine: @unchecked Sendable {
         }
         renderer.setSession(current.flatMap { ready.contains($0.id) ? $0 : nil })
         renderer.setActive(false)
+        lastPresented = nil
         clock.freeze(at: .zero)
         for sink in videoSinks.values { sink.flush(session: current) }
     }
@@ -189,6 +205,13 @@ package final class PlayerEngine: @unchecked Sendable {
                 clock.freeze(at: now)
                 playing = false
                 if newRate == 0 { deferred += observers.event(at: now) }
+            }
+            // A ready item starts now, not at the engine thread's next step, so the time between
+            // `play()` and that step counts (a manual virtual clock may advance in between).
+            if newRate != 0, let s = queue.first, ready.contains(s.id), !ended.contains(s.id),
+                !failed.contains(s.id), awaitingSeekFrame == nil, pendingSeek == nil
+            {
+                _ = startIfNeeded(s, rate: newRate)
             }
         }
         wake()
@@ -251,6 +274,54 @@ package final class PlayerEngine: @unchecked Sendable {
         for c in superseded { c(false) }
         if !accepted { completion?(false) }
         wake()
+    }
+
+    /// Changes the streams `session` plays (audio language, tracks enabled or disabled) during
+    /// playback: the engine thread switches between two steps and continues from the playhead with
+    /// the new streams (an exact seek that reports no time jump).
+    package func setStreams(_ session: ItemSession, video: Int?, audio: Int?) {
+        lock.withLock {
+            guard queue.first?.id == session.id, ready.contains(session.id) else { return }
+            // The switch happens at this moment of playback, whenever the engine thread performs it.
+            let host = hostNow()
+            let time = playing ? clock.time(host: host) : lastTime
+            pendingSwitch = (session, video, audio, time, playing ? host : nil)
+        }
+        wake()
+    }
+
+    /// Performs a pending stream switch (engine thread, lock not held).
+    private func performStreamSwitch(_ session: ItemSession) {
+        guard
+            let (s, video, audio, t, host) = lock.withLock({ () -> (ItemSession, Int?, Int?, CMTime, UInt64?)? in
+                guard let p = pendingSwitch, p.session.id == session.id else { return nil }
+                pendingSwitch = nil
+                return p
+            })
+        else { return }
+        lock.withLock {
+            lastTime = t
+            clock.freeze(at: t)
+            playing = false
+        }
+        do {
+            try s.setStreams(video: video, audio: audio)
+        } catch {
+            lock.withLock { emit(.itemFailedToPlayToEnd(s, error)) }
+            return
+        }
+        renderer.flush()
+        var superseded: [@Sendable (Bool) -> Void] = []
+        lock.withLock {
+            if let p = pendingSeek?.completion { superseded.append(p) }
+            if let a = awaitingSeekFrame?.completion { superseded.append(a) }
+            awaitingSeekFrame = nil
+            var seek = PendingSeek(session: s, target: t, exact: true, completion: nil)
+            seek.silent = true
+            seek.resumeHost = host
+            pendingSeek = seek
+        }
+        for c in superseded { c(false) }
     }
 
     /// Completes pending seeks with `false`.
@@ -381,6 +452,11 @@ package final class PlayerEngine: @unchecked Sendable {
             return 1
         }
         prepareNextIfNeeded(current: session)
+        if pendingSwitch?.session.id == session.id {
+            lock.unlock()
+            performStreamSwitch(session)
+            lock.lock()
+        }
         if let seek = pendingSeek, seek.session.id == session.id {
             pendingSeek = nil
             beginSeek(seek)
@@ -512,6 +588,9 @@ package final class PlayerEngine: @unchecked Sendable {
                 break
             }
             if landed == nil && session.isAudioDecoderFinished { landed = lock.withLock { awaitingSeekFrame?.target } }
+        } else {
+            // Nothing decodes (every track disabled): the playhead simply moves.
+            landed = lock.withLock { awaitingSeekFrame?.target }
         }
         guard let landed else {
             _ = (session.videoFrames ?? nil)?.waitUntilReadable(timeout: Self.refreshInterval)
@@ -524,8 +603,17 @@ package final class PlayerEngine: @unchecked Sendable {
             let time = seek.exact ? seek.target : max(landed, .zero)
             lastTime = time
             clock.freeze(at: time)
-            emit(.timeJumped(session))
-            calls += observers.event(at: time)
+            if let host = seek.resumeHost, rate != 0 {
+                // Resume on the anchor of the switch point: the playhead keeps its pace.
+                playing = true
+                clock.set(itemTime: time, host: host, rate: Double(rate))
+                renderer.setActive(rate == 1 && session.hasAudio && sink != nil)
+            }
+            if !seek.silent {
+                lastPresented = nil
+                emit(.timeJumped(session))
+                calls += observers.event(at: time)
+            }
             if let c = seek.completion { calls.append { c(true) } }
             shownFirstFrame.remove(session.id)
         }
@@ -559,11 +647,14 @@ package final class PlayerEngine: @unchecked Sendable {
     }
 
     private func present(_ frame: VideoFrame, session: ItemSession) {
-        let sinks = lock.withLock {
+        let t = session.itemTime(frame.pts)
+        let sinks: [any VideoFrameSink]? = lock.withLock {
+            if let last = lastPresented, t <= last { return nil }
+            lastPresented = t
             stats.framesPresented += 1
             return Array(videoSinks.values)
         }
-        let t = session.itemTime(frame.pts)
+        guard let sinks else { return }
         for s in sinks { s.present(frame, itemTime: t, session: session) }
     }
 
@@ -617,7 +708,10 @@ package final class PlayerEngine: @unchecked Sendable {
             renderer.setActive(false)
             setTimeControl(.paused)
         }
-        sink?.pause()
+        if sinkRunning {
+            sink?.pause()
+            sinkRunning = false
+        }
         publishBuffer(session)
     }
 
@@ -628,14 +722,18 @@ package final class PlayerEngine: @unchecked Sendable {
         stalled = false
         clock.set(itemTime: lastTime, host: hostNow(), rate: Double(rate))
         renderer.setActive(rate == 1 && session.hasAudio && sink != nil)
+        // Periodic observers hear of a start, not of resuming after a seek or a stream switch.
+        if timeControl != .playing { deferred += observers.event(at: lastTime) }
         setTimeControl(.playing)
-        deferred += observers.event(at: lastTime)
         return true
     }
 
     private func realTimeStep(_ session: ItemSession, rate: Float) -> Double {
-        let started = lock.withLock { startIfNeeded(session, rate: rate) }
-        if started { sink?.resume() }
+        lock.withLock { _ = startIfNeeded(session, rate: rate) }
+        if !sinkRunning {
+            sink?.resume()
+            sinkRunning = true
+        }
         let host = hostNow()
         var t = lock.withLock { clock.time(host: host) }
         // Audio is the master clock when it plays: re-base the playback clock on it.
@@ -721,10 +819,19 @@ package final class PlayerEngine: @unchecked Sendable {
             renderer.discard(before: t)
             return
         }
-        while (renderer.renderedEnd ?? .negativeInfinity) < t && !renderer.isDrained && !isShuttingDown {
+        while !renderer.isDrained && !isShuttingDown {
+            // Render exactly up to `t`: a manual clock's time is where audio stops.
+            var frames = Self.virtualChunkFrames
+            if let end = renderer.renderedEnd {
+                guard end < t else { break }
+                let remaining = Int(((t - end).seconds * Double(audioFormat.sampleRate)).rounded())
+                guard remaining > 0 else { break }
+                frames = min(frames, remaining)
+            }
             waitForAudio(session)
             let before = renderer.renderedEnd
-            _ = renderChunk(session)
+            let n = renderer.renderAvailable(into: scratch, frameCount: frames)
+            if n > 0 { sink?.write(scratch, frameCount: n) }
             if renderer.renderedEnd == before { break }
         }
     }
@@ -761,15 +868,45 @@ package final class PlayerEngine: @unchecked Sendable {
         // Audio is done when everything was rendered; when it is not played (no device, rate ≠ 1)
         // its frames are discarded and the decoder finishing is enough.
         let audioPlayed = sink != nil && lock.withLock { rate } == 1
+        // At the end of the item's timeline a last partial audio frame past the (rounded) duration
+        // does not hold playback up.
+        let atEnd = end.map { t >= $0 } ?? false
         let audioDone =
             !session.hasAudio
-            || (audioPlayed ? renderer.isDrained : session.isAudioDecoderFinished)
-        let mediaDone = session.isVideoFinished && audioDone
+            || (audioPlayed
+                ? renderer.isDrained || (atEnd && session.isAudioDecoderFinished)
+                : session.isAudioDecoderFinished)
+        // With every track disabled the timeline still runs to its end.
+        let mediaDone =
+            session.hasVideo || session.hasAudio ? session.isVideoFinished && audioDone : atEnd
         guard reachedEndTime || mediaDone else { return false }
         // Real time: let the last frame's time (and the audio device buffer) run out first.
         if !reachedEndTime, configuration.virtualClock == nil, let end, t < end {
             let remaining = (end - t).seconds
             if remaining > 0.002 && remaining < 1 { return false }
+        }
+        // The input ended well before the duration its index promised: it was cut short.
+        let shortBy = end.map { ($0 - t).seconds } ?? 0
+        if !reachedEndTime, session.descriptor.durationIsExact, shortBy > Self.truncationTolerance {
+            lock.withLock {
+                ended.insert(session.id)
+                lastTime = t
+                lastTimeBySession[session.id] = t
+                clock.freeze(at: t)
+                let error = MediaEndedEarly(endedAt: t, duration: end ?? t)
+                emit(.itemFailedToPlayToEnd(session, error))
+                rate = 0
+                playing = false
+                renderer.setActive(false)
+                deferred += observers.event(at: t)
+                emit(.rateChanged(0))
+                setTimeControl(.paused)
+            }
+            if sinkRunning {
+                sink?.pause()
+                sinkRunning = false
+            }
+            return true
         }
         let finalTime = end ?? t
         var next: ItemSession?
@@ -804,7 +941,10 @@ package final class PlayerEngine: @unchecked Sendable {
             }
             lock.broadcast()
         }
-        if endActionIsPause() { sink?.pause() }
+        if endActionIsPause() && sinkRunning {
+            sink?.pause()
+            sinkRunning = false
+        }
         return true
     }
 
@@ -833,4 +973,10 @@ package final class PlayerEngine: @unchecked Sendable {
             }
         }
     }
+}
+
+/// The input ended before the duration its index states (a truncated file or an interrupted download).
+package struct MediaEndedEarly: Error, Sendable {
+    package var endedAt: CMTime
+    package var duration: CMTime
 }
