@@ -10,10 +10,15 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     private let fd: Int32
     private let root: URL
     private let stopped = Atomic<Bool>(false)
+    /// Bytes at or after this offset of any file are held back until ``openGate()`` (stall tests).
+    private let gateOffset: Int?
+    private let gate = NSCondition()
+    private var gateOpen = false
     private let queue = DispatchQueue(label: "LoopbackHTTPServer", attributes: .concurrent)
 
-    init(root: URL) throws {
+    init(root: URL, gateOffset: Int? = nil) throws {
         self.root = root
+        self.gateOffset = gateOffset
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
         var one: Int32 = 1
@@ -31,6 +36,24 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         }
         port = UInt16(bigEndian: addr.sin_port)
         queue.async { [self] in acceptLoop() }
+    }
+
+    /// Releases the bytes held back at the gate.
+    func openGate() {
+        gate.lock()
+        gateOpen = true
+        gate.broadcast()
+        gate.unlock()
+    }
+
+    /// Waits (at most 30 s, so a test never hangs) until the gate opens.
+    private func waitForGate() {
+        gate.lock()
+        let deadline = Date().addingTimeInterval(30)
+        while !gateOpen && !stopped.load(ordering: .relaxed) && Date() < deadline {
+            _ = gate.wait(until: Date().addingTimeInterval(0.05))
+        }
+        gate.unlock()
     }
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
@@ -73,23 +96,27 @@ final class LoopbackHTTPServer: @unchecked Sendable {
             return
         }
         var start = 0
+        var header =
+            "HTTP/1.1 200 OK\r\nContent-Length: \(data.count)\r\nAccept-Ranges: bytes\r\n"
+            + "Content-Type: video/mp4\r\nConnection: close\r\n\r\n"
         if let range = lines.first(where: { $0.lowercased().hasPrefix("range: bytes=") }) {
             let spec = range.split(separator: "=")[1].split(separator: "-", omittingEmptySubsequences: false)
             start = min(Int(spec[0]) ?? 0, data.count)
-            let body = [UInt8](data[start...])
-            send(
-                client,
-                "HTTP/1.1 206 Partial Content\r\nContent-Length: \(body.count)\r\n"
-                    + "Content-Range: bytes \(start)-\(data.count - 1)/\(data.count)\r\n"
-                    + "Accept-Ranges: bytes\r\nConnection: close\r\n\r\n",
-                body: body)
+            header =
+                "HTTP/1.1 206 Partial Content\r\nContent-Length: \(data.count - start)\r\n"
+                + "Content-Range: bytes \(start)-\(data.count - 1)/\(data.count)\r\n"
+                + "Accept-Ranges: bytes\r\nConnection: close\r\n\r\n"
+        }
+        let body = [UInt8](data[start...])
+        // A read from before the gate gets the bytes up to it now and the rest once it opens;
+        // reads that start past it (probing the end of the file) are served at once.
+        if let gateOffset, start < gateOffset, gateOffset < data.count {
+            send(client, header, body: Array(body[0..<(gateOffset - start)]))
+            waitForGate()
+            send(client, "", body: Array(body[(gateOffset - start)...]))
             return
         }
-        send(
-            client,
-            "HTTP/1.1 200 OK\r\nContent-Length: \(data.count)\r\nAccept-Ranges: bytes\r\n"
-                + "Content-Type: video/mp4\r\nConnection: close\r\n\r\n",
-            body: [UInt8](data))
+        send(client, header, body: body)
     }
 
     private func send(_ client: Int32, _ header: String, body: [UInt8]) {

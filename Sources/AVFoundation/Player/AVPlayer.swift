@@ -230,7 +230,10 @@ open class AVPlayer: NSObject, @unchecked Sendable {
     /// Whether the player waits for enough data before playing (files always have it).
     open var automaticallyWaitsToMinimizeStalling: Bool {
         get { access(\.automaticallyWaitsToMinimizeStalling) { $0.automaticallyWaitsToMinimizeStalling } }
-        set { set(\.automaticallyWaitsToMinimizeStalling) { $0.automaticallyWaitsToMinimizeStalling = newValue } }
+        set {
+            set(\.automaticallyWaitsToMinimizeStalling) { $0.automaticallyWaitsToMinimizeStalling = newValue }
+            existingEngine?.setAutomaticallyWaitsToMinimizeStalling(newValue)
+        }
     }
 
     open var timeControlStatus: TimeControlStatus { access(\.timeControlStatus) { $0.timeControlStatus } }
@@ -353,6 +356,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         engine.onEvent = { [weak self] event in self?.handle(event) }
         engine.setVolume(volume, muted: muted)
         engine.setEndAction(Self.endAction(action))
+        engine.setAutomaticallyWaitsToMinimizeStalling(read { $0.automaticallyWaitsToMinimizeStalling })
         engine.setRate(read { $0.rate })
         if read({ $0.status }) == .unknown {
             set(\.status) { $0.status = .readyToPlay }

@@ -150,7 +150,11 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// Seconds of media to read ahead; 0 lets the engine choose.
     open var preferredForwardBufferDuration: TimeInterval {
         get { access(\.preferredForwardBufferDuration) { $0.preferredForwardBufferDuration } }
-        set { set(\.preferredForwardBufferDuration) { $0.preferredForwardBufferDuration = max(0, newValue) } }
+        set {
+            let seconds = max(0, newValue)
+            set(\.preferredForwardBufferDuration) { $0.preferredForwardBufferDuration = seconds }
+            if let (session, _) = sessionAndEngine() { session.setForwardBufferDuration(seconds > 0 ? seconds : nil) }
+        }
     }
 
     /// Takes effect with HTTP Live Streaming (stored and observable until then).
@@ -426,12 +430,20 @@ extension AVPlayerItem {
         }
         let url = description.url
         var options: [String: String] = [:]
-        if !url.isFileURL { options["rw_timeout"] = "15000000" }
+        if !url.isFileURL {
+            // A dead server must not hang playback: fail a read that stalls this long (microseconds),
+            // and let FFmpeg reconnect a dropped HTTP connection at the same offset.
+            options["rw_timeout"] = "15000000"
+            options["reconnect"] = "1"
+        }
         var descriptor = ItemDescriptor(
             location: url.isFileURL ? url.path : url.absoluteString, options: options,
             videoStream: video?.streamIndex, audioStream: audioIndex, timeOrigin: description.timeOrigin,
             duration: description.duration)
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming
+        if let forward = item?.read({ $0.preferredForwardBufferDuration }), forward > 0 {
+            descriptor.forwardBufferDuration = forward
+        }
         return descriptor
     }
 

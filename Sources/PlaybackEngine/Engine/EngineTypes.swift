@@ -18,6 +18,8 @@ package struct ItemDescriptor: Sendable {
     /// Whether the container's index states the duration (not an estimate): media that ends well
     /// before it was cut short, and playback fails to play to its end.
     package var durationIsExact: Bool = false
+    /// Seconds to read ahead of the playhead (`preferredForwardBufferDuration`); nil lets the engine choose.
+    package var forwardBufferDuration: Double?
 
     package init(
         location: String, options: [String: String] = [:], videoStream: Int?, audioStream: Int?,

@@ -97,7 +97,9 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             queues[a] = packets
             audio = (packets, frames, decoder)
         }
-        let demuxer = Demuxer(format: format, streams: queues, limits: BufferLimits())
+        var limits = BufferLimits()
+        if let forward = descriptor.forwardBufferDuration, forward > 0 { limits.forwardDuration = forward }
+        let demuxer = Demuxer(format: format, streams: queues, limits: limits)
         demuxer.onEvent = { [weak self] event in self?.demuxEvent(event) }
         demuxer.onSeek = { [weak self] target, _ in self?.seekPerformed(target: target, failed: false) }
 
@@ -213,6 +215,15 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         guard let d = lock.withLock({ demuxer }) else { return nil }
         if d.isAtEndOfFile { return descriptor.duration.isNumeric ? descriptor.duration : nil }
         return d.bufferedEnd.map(itemTime)
+    }
+
+    /// Caps read-ahead near `seconds` of media (nil: the engine's default limits).
+    package func setForwardBufferDuration(_ seconds: Double?) {
+        lock.withLock { _descriptor.forwardBufferDuration = seconds }
+        guard let d = lock.withLock({ demuxer }) else { return }
+        var limits = d.limits
+        limits.forwardDuration = seconds.flatMap { $0 > 0 ? $0 : nil }
+        d.limits = limits
     }
 
     /// Changes the played streams during playback (another audio language; a track disabled or

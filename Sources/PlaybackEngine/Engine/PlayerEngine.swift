@@ -60,6 +60,8 @@ package final class PlayerEngine: @unchecked Sendable {
     private var ended: Set<UUID> = []
     private var rate: Float = 0
     private var endAction: EndAction = .pause
+    /// `automaticallyWaitsToMinimizeStalling`: a stall waits (true) or pauses with rate 0 (false).
+    private var automaticallyWaits = true
     private var forwardEnd: [UUID: CMTime] = [:]
     private var timeControl: TimeControl = .paused
     private var observers = TimeObservers()
@@ -104,6 +106,9 @@ package final class PlayerEngine: @unchecked Sendable {
     static let virtualChunkFrames = 1024
     /// Longest sleep of the real-time loop (ffplay's REFRESH_RATE, 10 ms).
     static let refreshInterval = 0.01
+    /// Media buffered ahead of the playhead that ends a stall (seconds; Media3 waits 2 s after a
+    /// rebuffer). A preferred forward buffer duration shorter than this lowers it.
+    static let resumeAfterStall = 2.0
     /// Media ending more than this before an exact duration was truncated (seconds; covers the last
     /// frame's duration and encoder padding).
     static let truncationTolerance = 0.5
@@ -218,6 +223,11 @@ package final class PlayerEngine: @unchecked Sendable {
     }
 
     package var currentRate: Float { lock.withLock { rate } }
+
+    package func setAutomaticallyWaitsToMinimizeStalling(_ waits: Bool) {
+        lock.withLock { automaticallyWaits = waits }
+        wake()
+    }
 
     package func setEndAction(_ action: EndAction) {
         lock.withLock { endAction = action }
@@ -728,7 +738,64 @@ package final class PlayerEngine: @unchecked Sendable {
         return true
     }
 
+    /// Whether playback of `session` ran out of data: nothing decoded, nothing demuxed, input not at
+    /// its end (local files never get here: their demuxer is far ahead).
+    private func isStarving(_ session: ItemSession, audioPlayed: Bool) -> Bool {
+        if session.isAtEndOfFile { return false }
+        if session.hasAudio && audioPlayed {
+            return renderer.availableFrames == 0 && !session.isAudioDecoderFinished
+                && (session.audioPackets?.count ?? 0) == 0
+        }
+        if session.hasVideo {
+            return (session.videoFrames?.count ?? 0) == 0 && !session.isVideoDecoderFinished
+                && (session.videoPackets?.count ?? 0) == 0
+        }
+        return false
+    }
+
+    /// Playback ran dry at `t`: wait (or pause, without automatic waiting) and report the stall.
+    private func enterStall(_ session: ItemSession, at t: CMTime) {
+        lock.withLock {
+            playing = false
+            stalled = true
+            lastTime = t
+            clock.freeze(at: t)
+            renderer.setActive(false)
+            stats.stalls += 1
+            deferred += observers.event(at: t)
+            emit(.stalled(session))
+            if automaticallyWaits {
+                setTimeControl(.waiting(.toMinimizeStalls))
+            } else {
+                rate = 0
+                stalled = false
+                emit(.rateChanged(0))
+                setTimeControl(.paused)
+            }
+        }
+        if sinkRunning {
+            sink?.pause()
+            sinkRunning = false
+        }
+    }
+
+    /// While stalled: resumes once enough is buffered (or the input ended, or waiting was turned off).
+    private func stalledStep(_ session: ItemSession) -> Double {
+        let (t, waits, preferred) = lock.withLock {
+            (lastTime, automaticallyWaits, session.descriptor.forwardBufferDuration)
+        }
+        let ahead = (session.bufferedEnd.map { ($0 - t).seconds }) ?? 0
+        let needed = min(Self.resumeAfterStall, preferred.flatMap { $0 > 0 ? $0 : nil } ?? Self.resumeAfterStall)
+        publishBuffer(session)
+        if session.isAtEndOfFile || ahead >= needed || !waits {
+            lock.withLock { stalled = false }
+            return 0
+        }
+        return 0.05
+    }
+
     private func realTimeStep(_ session: ItemSession, rate: Float) -> Double {
+        if lock.withLock({ stalled }) { return stalledStep(session) }
         lock.withLock { _ = startIfNeeded(session, rate: rate) }
         if !sinkRunning {
             sink?.resume()
@@ -744,6 +811,10 @@ package final class PlayerEngine: @unchecked Sendable {
         if rate != 1 || sink == nil { renderer.discard(before: t) }
         let end = endTime(session)
         if let end, t > end { t = end }
+        if isStarving(session, audioPlayed: rate == 1 && sink != nil) {
+            enterStall(session, at: t)
+            return Self.refreshInterval
+        }
         presentVideo(session, upTo: t, untimed: false)
         advanceObservers(to: t)
         if checkEnd(session, at: t, end: end) { return 0 }
@@ -958,9 +1029,11 @@ package final class PlayerEngine: @unchecked Sendable {
         var loaded: CMTimeRange?
         if let end, end > t { loaded = CMTimeRange(start: t, end: end) }
         let ahead = (end.map { ($0 - t).seconds } ?? 0)
+        // While stalled everything buffered has been consumed (Apple: "playback will stall or end").
+        let isStalled = lock.withLock { stalled }
         let state = BufferState(
-            loaded: loaded, isEmpty: !eof && ahead <= 0, isFull: eof || ahead >= 10,
-            isLikelyToKeepUp: eof || ahead >= 2 || session.descriptor.location.hasPrefix("/"))
+            loaded: loaded, isEmpty: isStalled || (!eof && ahead <= 0), isFull: eof || ahead >= 10,
+            isLikelyToKeepUp: !isStalled && (eof || ahead >= 2 || session.descriptor.location.hasPrefix("/")))
         lock.withLock {
             // Loaded ranges move with the playhead; publish on coarse changes only.
             let old = lastBuffer[session.id]
