@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CoreMedia", dependencies: ["CoreVideo"]),
 
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
-        .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "CoreMedia", "CoreVideo"]),
+        .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "CoreMedia", "CoreVideo", "CRubberBand"]),
 
         // SDL2 audio device and (later) window presenter behind the engine's sink protocols.
         .target(name: "SDLOutput", dependencies: ["CSDL2", "PlaybackEngine"]),

@@ -8,31 +8,66 @@ import Glibc
 @main
 struct AvPlay {
     static let usage = """
-        Usage: avplay [play] [options] FILE|URL [FILE|URL …]
-               avplay info [--json] FILE|URL
+        Usage:   avplay [play] [options] FILE|URL [FILE|URL …]
+                 avplay info [--json] FILE|URL
 
-        Play (the default command): plays the inputs in order with sound, showing a status line
-        (state, time / duration, progress and buffered range, rate, volume). Ctrl-C quits.
-          --rate R        play at rate R (audio is muted at rates other than 1 for now)
-          --volume V      volume 0…1        --mute          start muted
-          --start T       start at T seconds (exact)
-          --end T         stop at T seconds (forwardPlaybackEndTime)
-          --quiet         no status line
-        With no sound card set SDL_AUDIODRIVER=dummy (or disk with SDL_DISKAUDIOFILE=path);
-        without any audio device the player runs silently on the system clock.
+        Plays the inputs in order (an AVQueuePlayer) with sound and a status line on the terminal:
+        state, time / duration, progress and buffered range, rate, volume, A/V tracks, dropped frames,
+        audio and subtitle options, seek mode, file and what the last key did.
 
-        Info: show what AVFoundation sees in a file or stream: duration, tracks (type, codec,
-        size, rate, language), metadata and media selection groups. --json prints one JSON object.
+        Basic options:
+         --start=<seconds>    start at this time, seeking exactly (default: 0)
+         --end=<seconds>      stop the first input at this time (forwardPlaybackEndTime; default: its end)
+         --rate=<factor>      playback rate 1/32…32, pitch kept (default: 1)
+         --volume=<0-1>       volume (default: 1)
+         --mute               start muted (default: no)
+         --no-audio           play with the sound muted: the audio track is still decoded (the clock
+                              stays audio-driven), only silenced; `m` unmutes it (default: no)
+         --exact              exact seeks (zero tolerances) from the start instead of fast ones (default: no)
+         --loop               loop the first input forever (AVPlayerLooper; other inputs are ignored)
+         --quiet              no status line
+         --events             print one JSON object per line on stdout instead of the status line: status
+                              changes, time every 0.5 s, rate and timeControlStatus changes, end, errors,
+                              exit. Each has "event" and, when about an item, "index" and "file".
+         -h, --help           show this help        --version    show the version
+        Options take their value as the next argument (--start 5) or after = (--start=5).
 
-        Options:
-          -h, --help               Show this help.
-          --version                Show the version.
+        Keys (when standard input is a terminal):
+         SPACE                pause / play
+         LEFT / RIGHT         seek 5 s back / forward
+         DOWN / UP            seek 60 s back / forward
+         e                    toggle exact seeking (zero tolerances) and fast seeking (default tolerances)
+         , / .                step a frame back / forward (only when the item can step)
+         [ / ]                rate ÷ / × 1.25 (1/32 … 32)
+         m                    mute / unmute
+         9 / 0                volume − / + 10 %
+         a                    next audio option (the asset's audible media-selection group)
+         s                    next subtitle option, then off (the legible group)
+         n                    next item in the queue
+         q                    quit (exit status 0; Ctrl-C quits with 130)
+        The terminal's settings are restored on every exit, Ctrl-C and SIGTERM included.
 
-        Exit status: 0 on success, 1 when the input can't be opened or played, 2 on a usage error.
+        Info:
+         avplay info FILE     what AVFoundation sees: duration, tracks (type, codec, size, rate,
+                              language), metadata and media selection groups
+         --json               one JSON object instead of text
+
+        Environment:
+         SDL_AUDIODRIVER      SDL's audio driver: dummy discards sound (use it without a sound card),
+                              disk writes it to SDL_DISKAUDIOFILE; without any audio device the
+                              player runs silently on the system clock
+         OAVF_FFMPEG_LOG      info|warning|error|debug shows FFmpeg's own log (default: quiet)
+
+        Exit status: 0 on success, 1 when an input can't be opened or played (the error's description
+        is printed), 2 on a usage error.
         """
 
     static func main() async {
-        var args = Array(CommandLine.arguments.dropFirst())
+        // `--name=value` is the same as `--name value`.
+        var args = CommandLine.arguments.dropFirst().flatMap { a -> [String] in
+            guard a.hasPrefix("--"), let eq = a.firstIndex(of: "=") else { return [a] }
+            return [String(a[..<eq]), String(a[a.index(after: eq)...])]
+        }
         if args.isEmpty || args.contains("-h") || args.contains("--help") {
             print(usage)
             exit(args.isEmpty ? 2 : 0)

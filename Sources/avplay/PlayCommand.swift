@@ -4,9 +4,10 @@ import AVFoundation
 import Glibc
 #endif
 
-/// `avplay [play] FILE|URL …`: plays the inputs in order (an `AVQueuePlayer`) with sound and a
-/// status line on the terminal. Keys and the window come later; Ctrl-C quits.
+/// `avplay [play] FILE|URL …`: plays the inputs in order (an `AVQueuePlayer`, or an `AVPlayerLooper`
+/// with `--loop`) with sound, keys and a status line on the terminal, or JSON events with `--events`.
 enum PlayCommand {
+    /// The parsed command line.
     struct Options {
         var inputs: [String] = []
         var volume: Float = 1
@@ -15,8 +16,13 @@ enum PlayCommand {
         var start: Double?
         var end: Double?
         var quiet = false
+        var loop = false
+        var exact = false
+        var noAudio = false
+        var events = false
     }
 
+    /// Parses the play command's arguments; nil (after saying why) on a usage error.
     static func parse(_ arguments: [String]) -> Options? {
         var o = Options()
         var i = 0
@@ -24,15 +30,34 @@ enum PlayCommand {
             i += 1
             return i < arguments.count ? arguments[i] : nil
         }
+        func number<T: LosslessStringConvertible>(_ name: String, _ valid: (T) -> Bool = { _ in true }) -> T? {
+            guard let v = value().flatMap(T.init), valid(v) else {
+                Terminal.error("\(name) needs a valid number")
+                return nil
+            }
+            return v
+        }
         while i < arguments.count {
             let a = arguments[i]
             switch a {
-            case "--volume": guard let v = value().flatMap(Float.init) else { return nil }; o.volume = v
+            case "--volume":
+                guard let v: Float = number(a, { $0 >= 0 && $0 <= 1 }) else { return nil }
+                o.volume = v
+            case "--rate":
+                guard let v: Float = number(a, { $0 > 0 }) else { return nil }
+                o.rate = v
+            case "--start":
+                guard let v: Double = number(a, { $0 >= 0 }) else { return nil }
+                o.start = v
+            case "--end":
+                guard let v: Double = number(a, { $0 > 0 }) else { return nil }
+                o.end = v
             case "--mute": o.muted = true
-            case "--rate": guard let v = value().flatMap(Float.init), v > 0 else { return nil }; o.rate = v
-            case "--start": guard let v = value().flatMap(Double.init) else { return nil }; o.start = v
-            case "--end": guard let v = value().flatMap(Double.init) else { return nil }; o.end = v
             case "--quiet": o.quiet = true
+            case "--loop": o.loop = true
+            case "--exact": o.exact = true
+            case "--no-audio": o.noAudio = true
+            case "--events": o.events = true
             default:
                 if a.hasPrefix("-") && a != "-" {
                     Terminal.error("unknown option “\(a)”")
@@ -45,69 +70,63 @@ enum PlayCommand {
         return o.inputs.isEmpty ? nil : o
     }
 
-    /// Runs the player; never returns (exits the process when the queue is done).
-    static func run(_ options: Options) -> Never {
-        let items = options.inputs.map { AVPlayerItem(url: mediaURL($0)) }
-        if let end = options.end {
-            items.first?.forwardPlaybackEndTime = CMTime(seconds: end, preferredTimescale: 600)
-        }
-        let player = AVQueuePlayer(items: items)
-        player.volume = options.volume
-        player.isMuted = options.muted
-        let status = StatusLine(enabled: !options.quiet)
-        let failures = FailureCount()
+    /// What keeps playing until the process exits.
+    @MainActor private static var running: (session: PlaySession, looper: AVPlayerLooper?)?
 
-        for item in items {
-            let name = item.asset is AVURLAsset ? (item.asset as! AVURLAsset).url.lastPathComponent : "?"
-            _ = NotificationCenter.default.addObserver(
-                forName: AVPlayerItem.failedToPlayToEndTimeNotification, object: item, queue: .main
-            ) { note in
-                let error = note.userInfo?[AVPlayerItemFailedToPlayToEndTimeErrorKey] as? NSError
-                status.clear()
-                Terminal.error("\(name): \(error?.localizedDescription ?? "playback failed")")
-            }
-        }
-        var observations: [NSKeyValueObservation] = []
-        for item in items {
-            observations.append(
-                item.observe(\.status) { item, _ in
-                    guard item.status == .failed else { return }
-                    status.clear()
-                    Terminal.error(item.error?.localizedDescription ?? "cannot play")
-                    failures.increment()
-                    (player as AVQueuePlayer).advanceToNextItem()
-                })
-        }
-        observations.append(
-            player.observe(\.currentItem) { player, _ in
-                if player.currentItem == nil {
-                    status.clear()
-                    exit(failures.value > 0 ? 1 : 0)
-                }
-            })
-        _ = player.addPeriodicTimeObserver(forInterval: CMTime(value: 1, timescale: 10), queue: .main) { _ in
-            MainActor.assumeIsolated { status.show(player) }
-        }
-        signal(SIGINT) { _ in
-            FileHandle.standardError.write(Data("\n".utf8))
-            exit(130)
-        }
-        if let start = options.start, let first = items.first {
-            _ = first.observe(\.status) { item, _ in
-                if item.status == .readyToPlay {
-                    item.seek(
-                        to: CMTime(seconds: start, preferredTimescale: 600), toleranceBefore: .zero,
-                        toleranceAfter: .zero)
+    /// Runs the player; never returns (exits the process when the queue is done, or on `q`).
+    @MainActor
+    static func run(_ options: Options) -> Never {
+        if options.loop {
+            if options.inputs.count > 1 { Terminal.error("--loop plays only the first input") }
+            let item = AVPlayerItem(url: mediaURL(options.inputs[0]))
+            // AVPlayerLooper needs the duration: load it first so bad input is an error, not a trap.
+            item.asset.loadValuesAsynchronously(forKeys: ["duration"]) {
+                DispatchQueue.main.async {
+                    MainActor.assumeIsolated {
+                        var error: NSError?
+                        let loaded = item.asset.statusOfValue(forKey: "duration", error: &error) == .loaded
+                        let duration = item.asset.duration
+                        guard loaded, duration.isNumeric, duration > .zero else {
+                            Terminal.error(error?.localizedDescription ?? "can’t loop an item without a duration")
+                            exit(1)
+                        }
+                        let player = AVQueuePlayer()
+                        let looper = AVPlayerLooper(player: player, templateItem: item)
+                        begin(player, options, looper: looper)
+                    }
                 }
             }
+        } else {
+            begin(AVQueuePlayer(items: options.inputs.map { AVPlayerItem(url: mediaURL($0)) }), options, looper: nil)
         }
-        player.rate = options.rate
-        withExtendedLifetime(observations) {
-            dispatchMain()
+        dispatchMain()
+    }
+
+    /// Configures `player`, starts the session and the key reader.
+    @MainActor
+    private static func begin(_ player: AVQueuePlayer, _ options: Options, looper: AVPlayerLooper?) {
+        if let end = options.end, !options.loop {
+            player.items().first?.forwardPlaybackEndTime = CMTime(seconds: end, preferredTimescale: 600)
+        }
+        player.volume = options.volume
+        player.isMuted = options.muted || options.noAudio
+
+        let session = PlaySession(player: player, options: options)
+        running = (session, looper)
+        session.start()
+        if TerminalInput.isInteractive {
+            TerminalInput.enterRawMode()
+            TerminalInput.startReading { key in session.handle(key) }
+        } else {
+            signal(SIGINT) { _ in
+                FileHandle.standardError.write(Data("\n".utf8))
+                exit(130)
+            }
         }
     }
 }
 
+/// Counts inputs that could not be played (the exit status is 1 when any could not).
 final class FailureCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
@@ -120,54 +139,5 @@ final class FailureCount: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return count
-    }
-}
-
-/// The one-line status on the terminal: `▶ 0:03.2 / 0:10.0 [=====-----] 1.00× vol 100%  name`.
-final class StatusLine: @unchecked Sendable {
-    let enabled: Bool
-    init(enabled: Bool) { self.enabled = enabled }
-
-    func show(_ player: AVPlayer) {
-        guard enabled, let item = player.currentItem else { return }
-        let t = item.currentTime().seconds
-        let d = item.duration.seconds
-        let width = 24
-        var bar = ""
-        if d.isFinite && d > 0 {
-            let done = Int((min(max(t / d, 0), 1) * Double(width)).rounded())
-            var loaded = done
-            if let range = item.loadedTimeRanges.last?.timeRangeValue, range.end.seconds.isFinite {
-                loaded = max(done, Int((min(range.end.seconds / d, 1) * Double(width)).rounded()))
-            }
-            bar =
-                String(repeating: "=", count: done) + String(repeating: "-", count: loaded - done)
-                + String(repeating: " ", count: width - loaded)
-        } else {
-            bar = String(repeating: " ", count: width)
-        }
-        let state: String
-        switch player.timeControlStatus {
-        case .playing: state = "▶"
-        case .paused: state = "⏸"
-        case .waitingToPlayAtSpecifiedRate: state = "…"
-        }
-        let name = (item.asset as? AVURLAsset)?.url.lastPathComponent ?? ""
-        let volume = player.isMuted ? "muted" : "vol \(Int(player.volume * 100))%"
-        let line = String(
-            format: "%@ %@ / %@ [%@] %.2f× %@  %@", state, clock(t), d.isFinite ? clock(d) : "--:--", bar,
-            player.rate, volume, name)
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
-    }
-
-    func clear() {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-
-    func clock(_ s: Double) -> String {
-        guard s.isFinite else { return "--:--" }
-        let m = Int(s) / 60
-        return String(format: "%d:%04.1f", m, s - Double(m * 60))
     }
 }

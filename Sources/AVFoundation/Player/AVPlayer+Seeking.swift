@@ -33,8 +33,34 @@ extension AVPlayerItem {
             completionHandler?(false)
             return
         }
-        let exact = toleranceBefore == .zero && toleranceAfter == .zero
-        engine.seek(session, to: time, exact: exact, completion: completionHandler)
+        let mode: SeekMode
+        if toleranceBefore == .zero && toleranceAfter == .zero {
+            mode = .exact
+        } else if toleranceBefore.isPositiveInfinity && toleranceAfter.isPositiveInfinity {
+            mode = .fast
+        } else {
+            mode = .window(before: toleranceBefore, after: toleranceAfter)
+        }
+        engine.seek(session, to: time, mode: mode, completion: completionHandler)
+    }
+
+    /// Moves the current time by `stepCount` video frames (negative: backward) while paused; a
+    /// playing item pauses first. Backward steps decode from the previous keyframe. Clamped at the ends.
+    public func step(byCount stepCount: Int) {
+        guard canStepForward || canStepBackward, let (session, engine) = sessionAndEngine() else { return }
+        engine.step(session, by: stepCount)
+    }
+
+    /// The date of the current time for media with a date mapping (HLS program date time); nil for
+    /// files, which have none.
+    public func currentDate() -> Date? { nil }
+
+    /// Seeks to a date of date-mapped media; completes `false` at once for media without a date
+    /// mapping (files) and returns whether the seek was started.
+    @discardableResult
+    public func seek(to date: Date, completionHandler: (@Sendable (Bool) -> Void)? = nil) -> Bool {
+        completionHandler?(false)
+        return false
     }
 
     public func seek(to time: CMTime) async -> Bool {
@@ -54,6 +80,22 @@ extension AVPlayerItem {
 }
 
 extension AVPlayer {
+    /// The current item's date; nil without a date mapping.
+    public func currentDate() -> Date? { currentItem?.currentDate() }
+
+    /// Seeks to a date; completes `false` for media without a date mapping (and with no item).
+    public func seek(to date: Date, completionHandler: @escaping @Sendable (Bool) -> Void) {
+        guard let item = currentItem else {
+            completionHandler(false)
+            return
+        }
+        item.seek(to: date, completionHandler: completionHandler)
+    }
+
+    public func seek(to date: Date) async -> Bool {
+        await withCheckedContinuation { c in seek(to: date) { c.resume(returning: $0) } }
+    }
+
     /// Seeks the current item near `time` (fast).
     public func seek(to time: CMTime) {
         seek(to: time) { _ in }

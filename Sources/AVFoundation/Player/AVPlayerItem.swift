@@ -62,6 +62,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var textStyleRules: [AVTextStyleRule]?
         var selection: AVMutableMediaSelection?
         var collectors: [AVPlayerItemMediaDataCollector] = []
+        var outputs: [AVPlayerItemOutput] = []
         weak var player: AVPlayer?
         var session: ItemSession?
         var accessLog = AVPlayerItemAccessLog(events: [])
@@ -222,15 +223,37 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     open var canPlayReverse: Bool { access(\.canPlayReverse) { $0.canPlayReverse } }
     open var canPlaySlowReverse: Bool { access(\.canPlaySlowReverse) { $0.canPlaySlowReverse } }
     open var canPlayFastReverse: Bool { access(\.canPlayFastReverse) { $0.canPlayFastReverse } }
-    /// False until stepping lands.
+    /// True for items with video once ready (fixed from then on).
     open var canStepForward: Bool { access(\.canStepForward) { $0.canStepForward } }
     open var canStepBackward: Bool { access(\.canStepBackward) { $0.canStepBackward } }
 
-    /// The algorithm for audio at rates other than 1 (default `.timeDomain`). Rates other than 1
-    /// currently play video only (audio muted) until time-pitch processing lands.
+    /// The algorithm for audio at rates other than 1 (default `.timeDomain`): `.timeDomain` (WSOLA,
+    /// FFmpeg's atempo) and `.spectral` (Rubber Band) keep the pitch, `.varispeed` lets it follow the
+    /// rate, `.lowQualityZeroLatency` snaps the rate to {0.5, 0.666667, 0.8, 1, 1.25, 1.5, 2} (the
+    /// player still reports the rate you set; time moves at the snapped one). Outside 1/32…32 audio
+    /// is muted and video plays on. Traps for an unknown constant, as Apple raises.
     open var audioTimePitchAlgorithm: AVAudioTimePitchAlgorithm {
         get { access(\.audioTimePitchAlgorithm) { $0.audioTimePitchAlgorithm } }
-        set { set(\.audioTimePitchAlgorithm) { $0.audioTimePitchAlgorithm = newValue } }
+        set {
+            guard Self.engineAlgorithm(newValue) != nil else {
+                apiViolation("Unknown audioTimePitchAlgorithm “\(newValue.rawValue)”.")
+            }
+            set(\.audioTimePitchAlgorithm) { $0.audioTimePitchAlgorithm = newValue }
+            if let player, player.currentItem === self, let engine = player.existingEngine {
+                engine.setTimePitchAlgorithm(Self.engineAlgorithm(newValue)!)
+            }
+        }
+    }
+
+    /// The engine's algorithm for Apple's constant (nil for an unknown one).
+    static func engineAlgorithm(_ a: AVAudioTimePitchAlgorithm) -> TimePitchAlgorithm? {
+        switch a {
+        case .timeDomain: return .timeDomain
+        case .spectral: return .spectral
+        case .varispeed: return .varispeed
+        case .lowQualityZeroLatency: return .lowQualityZeroLatency
+        default: return nil
+        }
     }
 
     // MARK: Time
@@ -392,6 +415,7 @@ extension AVPlayerItem {
         if isNew, let end = read({ $0.forwardPlaybackEndTime }) as CMTime?, end.isNumeric {
             player.existingEngine?.setForwardPlaybackEndTime(end, for: session)
         }
+        outputsAttached(session: session, engine: player.existingEngine)
         return session
     }
 
@@ -403,6 +427,7 @@ extension AVPlayerItem {
             s.player = nil
             return old
         }
+        outputsDetached()
         session?.stop()
     }
 
@@ -472,7 +497,7 @@ extension AVPlayerItem {
         set(
             [
                 \.status, \.duration, \.presentationSize, \.tracks, \.seekableTimeRanges, \.canPlayFastForward,
-                \.canPlaySlowForward,
+                \.canPlaySlowForward, \.canStepForward, \.canStepBackward,
             ]
         ) { s in
             s.duration = d.duration
@@ -481,6 +506,8 @@ extension AVPlayerItem {
             s.seekableTimeRanges = seekable
             s.canPlayFastForward = hasVideo
             s.canPlaySlowForward = true
+            s.canStepForward = hasVideo
+            s.canStepBackward = hasVideo && !seekable.isEmpty
             s.readyDate = now
             s.status = .readyToPlay
         }

@@ -103,3 +103,13 @@ package enum EngineEvent: Sendable {
 package enum EndAction: Sendable, Equatable {
     case advance, pause, none
 }
+
+/// How a seek lands (Apple's tolerances).
+package enum SeekMode: Sendable, Equatable {
+    /// Zero tolerances: the frame whose display interval contains the target; time = target.
+    case exact
+    /// Infinite tolerances: the keyframe at or before the target, without decoding to it.
+    case fast
+    /// A window `[target − before, target + after]`: a keyframe inside it if there is one, else exact.
+    case window(before: CMTime, after: CMTime)
+}

@@ -290,6 +290,11 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Seeks to `itemTime`: the demuxer repositions at a keyframe at or before it (within
     /// `range` when given) and bumps every serial. With `exact`, decoders drop frames before the target.
     package func seek(to itemTime: CMTime, exact: Bool) {
+        seek(to: itemTime, mode: exact ? .exact : .fast)
+    }
+
+    /// Seeks to `itemTime` landing as `mode` says (see ``SeekMode``).
+    package func seek(to itemTime: CMTime, mode: SeekMode) {
         let target = containerTime(itemTime)
         guard
             let d = lock.withLock({ () -> Demuxer? in
@@ -300,8 +305,20 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         else { return }
         // `accurate` records the target with the queue flush itself, so decoders drop frames before
         // it for exactly the new serial (no race with frames already in flight).
-        d.seek(to: target, range: nil, accurate: exact)
+        switch mode {
+        case .exact:
+            d.seek(to: target, range: nil, accurate: true)
+        case .fast:
+            d.seek(to: target, range: nil, accurate: false)
+        case .window(let before, let after):
+            let low = before.isPositiveInfinity ? CMTime.negativeInfinity : target - before
+            let high = after.isPositiveInfinity ? CMTime.positiveInfinity : target + after
+            d.seek(to: target, range: nil, accurate: false, window: low...high)
+        }
     }
+
+    /// Seeks the demuxer performed (requests replaced before it got to them count once).
+    package var seeksPerformed: Int { lock.withLock { demuxer }?.seeksPerformed ?? 0 }
 
     package var decodeErrorCount: Int {
         (videoDecoder?.decodeErrorCount ?? 0) + (audioDecoder?.decodeErrorCount ?? 0)

@@ -62,6 +62,8 @@ package final class PlayerEngine: @unchecked Sendable {
     private var endAction: EndAction = .pause
     /// `automaticallyWaitsToMinimizeStalling`: a stall waits (true) or pauses with rate 0 (false).
     private var automaticallyWaits = true
+    /// The current item's `audioTimePitchAlgorithm`.
+    private var pitchAlgorithm = TimePitchAlgorithm.timeDomain
     private var forwardEnd: [UUID: CMTime] = [:]
     private var timeControl: TimeControl = .paused
     private var observers = TimeObservers()
@@ -73,6 +75,12 @@ package final class PlayerEngine: @unchecked Sendable {
     private var shuttingDown = false
     private var wakeups = 0
     private var pendingSeek: PendingSeek?
+    /// A frame step to perform between two steps of the loop.
+    private var pendingStep: (session: ItemSession, count: Int)?
+    /// After stepping, audio is re-aligned (a silent exact seek) when playback resumes.
+    private var resyncOnPlay = false
+    /// Item time of the frame presented last and its duration (stepping).
+    private var lastFrameDuration: CMTime = .invalid
     /// A stream switch to perform between two steps.
     private var pendingSwitch: (session: ItemSession, video: Int?, audio: Int?, time: CMTime, host: UInt64?)?
     /// After a seek, the serial whose first video frame re-bases the clock.
@@ -88,7 +96,8 @@ package final class PlayerEngine: @unchecked Sendable {
     private struct PendingSeek {
         var session: ItemSession
         var target: CMTime
-        var exact: Bool
+        var mode: SeekMode
+        var exact: Bool { mode == .exact }
         var completion: (@Sendable (Bool) -> Void)?
         /// A repositioning the app did not ask for (a stream switch): no time jump is reported.
         var silent = false
@@ -198,6 +207,8 @@ package final class PlayerEngine: @unchecked Sendable {
     private var deferred: [@Sendable () -> Void] = []
 
     package func setRate(_ newRate: Float) {
+        let algorithm = lock.withLock { pitchAlgorithm }
+        if newRate != 0 { renderer.setRate(Double(newRate), algorithm: algorithm) }
         lock.withLock {
             guard newRate != rate else { return }
             rate = newRate
@@ -223,6 +234,26 @@ package final class PlayerEngine: @unchecked Sendable {
     }
 
     package var currentRate: Float { lock.withLock { rate } }
+
+    /// Sets the time-pitch algorithm for audio at rates other than 1.
+    package func setTimePitchAlgorithm(_ algorithm: TimePitchAlgorithm) {
+        let r: Float = lock.withLock {
+            pitchAlgorithm = algorithm
+            return rate
+        }
+        if r != 0 { renderer.setRate(Double(r), algorithm: algorithm) }
+        wake()
+    }
+
+    /// Whether audio is heard at `rate` with `algorithm` (a device, and a rate the algorithm supports).
+    private func audioPlays(_ rate: Float, _ algorithm: TimePitchAlgorithm) -> Bool {
+        sink != nil && AudioRenderer.plays(rate: Double(rate), algorithm: algorithm)
+    }
+
+    /// The rate time actually moves at: `.lowQualityZeroLatency` snaps to its table.
+    private func effectiveRate(_ rate: Float, _ algorithm: TimePitchAlgorithm) -> Double {
+        Double(rate) == 1 ? 1 : TimePitchProcessor.effectiveRate(Double(rate), algorithm: algorithm)
+    }
 
     package func setAutomaticallyWaitsToMinimizeStalling(_ waits: Bool) {
         lock.withLock { automaticallyWaits = waits }
@@ -269,6 +300,13 @@ package final class PlayerEngine: @unchecked Sendable {
     package func seek(
         _ session: ItemSession, to target: CMTime, exact: Bool, completion: (@Sendable (Bool) -> Void)?
     ) {
+        seek(session, to: target, mode: exact ? .exact : .fast, completion: completion)
+    }
+
+    /// Seeks the current session landing as `mode` says; see ``seek(_:to:exact:completion:)``.
+    package func seek(
+        _ session: ItemSession, to target: CMTime, mode: SeekMode, completion: (@Sendable (Bool) -> Void)?
+    ) {
         var superseded: [@Sendable (Bool) -> Void] = []
         let accepted: Bool = lock.withLock {
             if let p = pendingSeek?.completion { superseded.append(p) }
@@ -278,7 +316,7 @@ package final class PlayerEngine: @unchecked Sendable {
                 pendingSeek = nil
                 return false
             }
-            pendingSeek = PendingSeek(session: session, target: target, exact: exact, completion: completion)
+            pendingSeek = PendingSeek(session: session, target: target, mode: mode, completion: completion)
             return true
         }
         for c in superseded { c(false) }
@@ -326,12 +364,83 @@ package final class PlayerEngine: @unchecked Sendable {
             if let p = pendingSeek?.completion { superseded.append(p) }
             if let a = awaitingSeekFrame?.completion { superseded.append(a) }
             awaitingSeekFrame = nil
-            var seek = PendingSeek(session: s, target: t, exact: true, completion: nil)
+            var seek = PendingSeek(session: s, target: t, mode: .exact, completion: nil)
             seek.silent = true
             seek.resumeHost = host
             pendingSeek = seek
         }
         for c in superseded { c(false) }
+    }
+
+    /// Moves the current item `count` video frames forward (or back, when negative) while paused:
+    /// forward presents the next decoded frames; backward seeks exactly to the frame `count` frames
+    /// earlier (decoding from the previous keyframe). Clamped at the ends. Pauses first if playing.
+    package func step(_ session: ItemSession, by count: Int) {
+        guard count != 0 else { return }
+        lock.withLock {
+            guard queue.first?.id == session.id, ready.contains(session.id) else { return }
+            if rate != 0 {
+                if playing {
+                    let now = clockNow()
+                    lastTime = now
+                    clock.freeze(at: now)
+                    playing = false
+                }
+                rate = 0
+                emit(.rateChanged(0))
+            }
+            pendingStep = (session, (pendingStep?.session.id == session.id ? pendingStep!.count : 0) + count)
+        }
+        wake()
+    }
+
+    /// Performs a pending step (engine thread, lock not held).
+    private func performStep(_ session: ItemSession) {
+        guard
+            let count = lock.withLock({ () -> Int? in
+                guard let p = pendingStep, p.session.id == session.id else { return nil }
+                pendingStep = nil
+                return p.count
+            })
+        else { return }
+        if count < 0 {
+            let (current, duration) = lock.withLock { (lastPresented ?? lastTime, lastFrameDuration) }
+            let step = duration.isNumeric && duration > .zero ? duration : CMTime(value: 1, timescale: 30)
+            var target = current - CMTimeMultiply(step, multiplier: Int32(clamping: -count))
+            if target < .zero { target = .zero }
+            lock.withLock {
+                pendingSeek = PendingSeek(session: session, target: target, mode: .exact, completion: nil)
+                resyncOnPlay = false
+                ended.remove(session.id)
+            }
+            return
+        }
+        guard let frames = session.videoFrames else { return }
+        var last: VideoFrame?
+        var taken = 0
+        while taken < count && !isShuttingDown {
+            if let (frame, serial) = frames.peek() {
+                frames.pop()
+                if serial != session.videoSerial { continue }
+                if let lp = lock.withLock({ lastPresented }), session.itemTime(frame.pts) <= lp { continue }
+                last = frame
+                taken += 1
+                continue
+            }
+            if session.isVideoDecoderFinished { break }  // clamped at the end
+            _ = frames.waitUntilReadable(timeout: Self.refreshInterval)
+        }
+        guard let last else { return }
+        let t = session.itemTime(last.pts)
+        present(last, session: session)
+        lock.withLock {
+            lastTime = t
+            if let id = queue.first?.id { lastTimeBySession[id] = t }
+            clock.freeze(at: t)
+            resyncOnPlay = session.hasAudio
+            emit(.timeJumped(session))
+            deferred += observers.event(at: t)
+        }
     }
 
     /// Completes pending seeks with `false`.
@@ -471,9 +580,21 @@ package final class PlayerEngine: @unchecked Sendable {
             pendingSeek = nil
             beginSeek(seek)
         }
+        let hasStep = pendingStep?.session.id == session.id && awaitingSeekFrame == nil
+        if rate != 0 && resyncOnPlay && awaitingSeekFrame == nil {
+            // Resuming after frame steps: re-align audio with an exact silent seek to the playhead.
+            resyncOnPlay = false
+            var seek = PendingSeek(session: session, target: lastTime, mode: .exact, completion: nil)
+            seek.silent = true
+            beginSeek(seek)
+        }
         let isEnded = ended.contains(session.id)
         let currentRate = rate
         lock.unlock()
+        if hasStep {
+            performStep(session)
+            return 0
+        }
 
         if awaitingSeekFrameFor(session) {
             return completeSeekIfFrameArrived(session)
@@ -548,7 +669,7 @@ package final class PlayerEngine: @unchecked Sendable {
 
     private func beginSeek(_ seek: PendingSeek) {
         // Lock held.
-        seek.session.seek(to: seek.target, exact: seek.exact)
+        seek.session.seek(to: seek.target, mode: seek.mode)
         renderer.flush()
         ended.remove(seek.session.id)
         awaitingSeekFrame = seek
@@ -578,6 +699,7 @@ package final class PlayerEngine: @unchecked Sendable {
             return 0
         }
         var landed: CMTime?
+        var landedOnKeyframe = true
         if let frames = session.videoFrames {
             while let (frame, serial) = frames.peek() {
                 if serial != session.videoSerial {
@@ -585,6 +707,7 @@ package final class PlayerEngine: @unchecked Sendable {
                     continue
                 }
                 landed = session.itemTime(frame.pts)
+                landedOnKeyframe = frame.isKeyframe
                 break
             }
             if landed == nil && session.isVideoDecoderFinished { landed = lock.withLock { awaitingSeekFrame?.target } }
@@ -606,18 +729,30 @@ package final class PlayerEngine: @unchecked Sendable {
             _ = (session.videoFrames ?? nil)?.waitUntilReadable(timeout: Self.refreshInterval)
             return 0
         }
+        // A window seek that could not land on a keyframe inside the window decodes to the target:
+        // frames that end before it are skipped (waiting for the decoder as needed).
+        if let seek = lock.withLock({ awaitingSeekFrame }), case .window(let before, let after) = seek.mode {
+            let low = before.isPositiveInfinity ? CMTime.negativeInfinity : seek.target - before
+            let high = after.isPositiveInfinity ? CMTime.positiveInfinity : seek.target + after
+            // Only a sync sample inside the window is a landing; anything else decodes to the target.
+            if landed < low || landed > high || !landedOnKeyframe {
+                if !skipVideo(session, endingBefore: seek.target) { return 0 }
+                lock.withLock { awaitingSeekFrame?.mode = .exact }
+            }
+        }
         var calls: [@Sendable () -> Void] = []
         lock.withLock {
             guard let seek = awaitingSeekFrame, seek.session.id == session.id else { return }
             awaitingSeekFrame = nil
             let time = seek.exact ? seek.target : max(landed, .zero)
+            renderer.discard(before: time)
             lastTime = time
             clock.freeze(at: time)
             if let host = seek.resumeHost, rate != 0 {
                 // Resume on the anchor of the switch point: the playhead keeps its pace.
                 playing = true
-                clock.set(itemTime: time, host: host, rate: Double(rate))
-                renderer.setActive(rate == 1 && session.hasAudio && sink != nil)
+                clock.set(itemTime: time, host: host, rate: effectiveRate(rate, pitchAlgorithm))
+                renderer.setActive(session.hasAudio && audioPlays(rate, pitchAlgorithm))
             }
             if !seek.silent {
                 lastPresented = nil
@@ -630,6 +765,27 @@ package final class PlayerEngine: @unchecked Sendable {
         showFirstFrame(session)
         lock.withLock { deferred += calls }
         return 0
+    }
+
+    /// Pops video frames of the current serial that end at or before `target`. Returns false while
+    /// the frame containing `target` has not been decoded yet (call again).
+    private func skipVideo(_ session: ItemSession, endingBefore target: CMTime) -> Bool {
+        guard let frames = session.videoFrames else { return true }
+        while let (frame, serial) = frames.peek() {
+            if serial != session.videoSerial {
+                frames.pop()
+                continue
+            }
+            let end = session.itemTime(frame.pts + frame.duration)
+            if end <= target && frame.duration > .zero {
+                frames.pop()
+                continue
+            }
+            return true
+        }
+        if session.isVideoDecoderFinished { return true }
+        _ = frames.waitUntilReadable(timeout: 0.002)
+        return false
     }
 
     // MARK: Presentation
@@ -661,6 +817,7 @@ package final class PlayerEngine: @unchecked Sendable {
         let sinks: [any VideoFrameSink]? = lock.withLock {
             if let last = lastPresented, t <= last { return nil }
             lastPresented = t
+            lastFrameDuration = frame.duration
             stats.framesPresented += 1
             return Array(videoSinks.values)
         }
@@ -730,8 +887,8 @@ package final class PlayerEngine: @unchecked Sendable {
         guard !playing else { return false }
         playing = true
         stalled = false
-        clock.set(itemTime: lastTime, host: hostNow(), rate: Double(rate))
-        renderer.setActive(rate == 1 && session.hasAudio && sink != nil)
+        clock.set(itemTime: lastTime, host: hostNow(), rate: effectiveRate(rate, pitchAlgorithm))
+        renderer.setActive(session.hasAudio && audioPlays(rate, pitchAlgorithm))
         // Periodic observers hear of a start, not of resuming after a seek or a stream switch.
         if timeControl != .playing { deferred += observers.event(at: lastTime) }
         setTimeControl(.playing)
@@ -804,14 +961,16 @@ package final class PlayerEngine: @unchecked Sendable {
         let host = hostNow()
         var t = lock.withLock { clock.time(host: host) }
         // Audio is the master clock when it plays: re-base the playback clock on it.
-        if rate == 1, session.hasAudio, sink != nil, let audio = renderer.clockTime(host: host) {
+        let algorithm = lock.withLock { pitchAlgorithm }
+        let audioPlayed = session.hasAudio && audioPlays(rate, algorithm)
+        if audioPlayed, let audio = renderer.clockTime(host: host) {
             t = audio
-            clock.set(itemTime: audio, host: host, rate: 1)
+            clock.set(itemTime: audio, host: host, rate: effectiveRate(rate, algorithm))
         }
-        if rate != 1 || sink == nil { renderer.discard(before: t) }
+        if !audioPlayed { renderer.discard(before: t) }
         let end = endTime(session)
         if let end, t > end { t = end }
-        if isStarving(session, audioPlayed: rate == 1 && sink != nil) {
+        if isStarving(session, audioPlayed: audioPlayed) {
             enterStall(session, at: t)
             return Self.refreshInterval
         }
@@ -837,13 +996,13 @@ package final class PlayerEngine: @unchecked Sendable {
             t = lock.withLock { clock.time(host: hostNow()) }
             if let end, t > end { t = end }
             renderAudio(session, upTo: t, rate: rate)
-        } else if session.hasAudio && rate == 1 && !renderer.isDrained {
-            waitForAudio(session)
+        } else if session.hasAudio && audioPlays(rate, lock.withLock { pitchAlgorithm }) && !renderer.isDrained {
+            waitForAudio(session, rate: rate)
             t = renderChunk(session) ?? from
             if t <= from && renderer.isDrained { t = session.isVideoFinished ? from : nextVideoTime(session) ?? from }
         } else if session.hasVideo && !session.isVideoFinished {
             t = nextVideoTime(session) ?? from
-            if rate != 1 { renderer.discard(before: t) }
+            if !audioPlays(rate, lock.withLock { pitchAlgorithm }) { renderer.discard(before: t) }
         } else {
             t = end ?? from
         }
@@ -853,7 +1012,8 @@ package final class PlayerEngine: @unchecked Sendable {
             let delta = t - from
             if delta > .zero {
                 lock.withLock {
-                    virtualHost = virtualHost + CMTimeMultiplyByFloat64(delta, multiplier: 1 / Double(rate))
+                    let r = effectiveRate(rate, pitchAlgorithm)
+                    virtualHost = virtualHost + CMTimeMultiplyByFloat64(delta, multiplier: 1 / r)
                 }
                 vclock.set(lock.withLock { virtualHost })
             }
@@ -866,9 +1026,11 @@ package final class PlayerEngine: @unchecked Sendable {
     }
 
     /// Untimed mode: blocks until a chunk of audio is decoded or the decoder finished.
-    private func waitForAudio(_ session: ItemSession) {
+    private func waitForAudio(_ session: ItemSession, rate: Float = 1) {
         guard let frames = session.audioFrames else { return }
-        while renderer.availableFrames < Self.virtualChunkFrames && !session.isAudioDecoderFinished && !isShuttingDown {
+        // A chunk of output at `rate` consumes chunk × rate media frames.
+        let needed = Int(Double(Self.virtualChunkFrames) * max(1, Double(abs(rate))))
+        while renderer.availableFrames < needed && !session.isAudioDecoderFinished && !isShuttingDown {
             _ = frames.waitUntilReadable(timeout: Self.refreshInterval)
             if frames.count >= 2 { break }
         }
@@ -886,7 +1048,7 @@ package final class PlayerEngine: @unchecked Sendable {
 
     /// Manual virtual mode: renders audio until `t`.
     private func renderAudio(_ session: ItemSession, upTo t: CMTime, rate: Float) {
-        guard session.hasAudio, rate == 1 else {
+        guard session.hasAudio, audioPlays(rate, lock.withLock { pitchAlgorithm }) else {
             renderer.discard(before: t)
             return
         }
@@ -895,11 +1057,11 @@ package final class PlayerEngine: @unchecked Sendable {
             var frames = Self.virtualChunkFrames
             if let end = renderer.renderedEnd {
                 guard end < t else { break }
-                let remaining = Int(((t - end).seconds * Double(audioFormat.sampleRate)).rounded())
+                let remaining = Int(((t - end).seconds * Double(audioFormat.sampleRate) / Double(rate)).rounded())
                 guard remaining > 0 else { break }
                 frames = min(frames, remaining)
             }
-            waitForAudio(session)
+            waitForAudio(session, rate: rate)
             let before = renderer.renderedEnd
             let n = renderer.renderAvailable(into: scratch, frameCount: frames)
             if n > 0 { sink?.write(scratch, frameCount: n) }
@@ -938,7 +1100,7 @@ package final class PlayerEngine: @unchecked Sendable {
         let reachedEndTime = lock.withLock { forwardEnd[session.id] }.map { t >= $0 } ?? false
         // Audio is done when everything was rendered; when it is not played (no device, rate ≠ 1)
         // its frames are discarded and the decoder finishing is enough.
-        let audioPlayed = sink != nil && lock.withLock { rate } == 1
+        let audioPlayed = lock.withLock { audioPlays(rate, pitchAlgorithm) }
         // At the end of the item's timeline a last partial audio frame past the (rounded) duration
         // does not hold playback up.
         let atEnd = end.map { t >= $0 } ?? false
@@ -1044,6 +1206,15 @@ package final class PlayerEngine: @unchecked Sendable {
                 lastBuffer[session.id] = state
                 emit(.bufferChanged(session, state))
             }
+        }
+    }
+
+    /// The item time of `session` at host time `host` (monotonic nanoseconds, or the virtual clock's time), read
+    /// from the playback clock's anchor; nil when `session` is not the current item. Any thread (video outputs).
+    package func itemTime(forHost host: UInt64, session: ItemSession) -> CMTime? {
+        lock.withLock {
+            guard queue.first?.id == session.id else { return nil }
+            return clock.time(host: host)
         }
     }
 }

@@ -23,6 +23,16 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     private var end: CMTime?
     private var latencyNanos: UInt64 = 0
     private var stats = (frames: 0, underruns: 0)
+    /// Playback rate and its time-pitch stage (nil at rate 1: samples are copied as they are).
+    private var rate: Double = 1
+    private var algorithm = TimePitchAlgorithm.timeDomain
+    private var processor: TimePitchProcessor?
+    /// Item time just after the last media sample consumed (into the output or the processor).
+    private var mediaEnd: CMTime?
+    /// Media frames read ahead for the processor (preallocated).
+    private let mediaScratchFrames = 8192
+    private lazy var mediaScratch: UnsafeMutablePointer<Float> = .allocate(
+        capacity: mediaScratchFrames * max(1, format.channelCount))
 
     package init(format: AudioFormat) {
         self.format = format
@@ -36,6 +46,8 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         offset = 0
         anchor = nil
         end = nil
+        mediaEnd = nil
+        processor?.flush()
         lock.unlock()
     }
 
@@ -45,6 +57,29 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         self.active = active
         if !active { anchor = nil }
         lock.unlock()
+    }
+
+    /// Sets the playback rate and time-pitch algorithm. Rates other than 1 go through a
+    /// ``TimePitchProcessor`` (its rate changes are click-free); unsupported rates render silence.
+    package func setRate(_ newRate: Double, algorithm newAlgorithm: TimePitchAlgorithm) {
+        lock.lock()
+        defer { lock.unlock() }
+        if newRate == 1 {
+            processor = nil
+        } else if processor == nil || newAlgorithm != algorithm {
+            let p = TimePitchProcessor(format: format, algorithm: newAlgorithm)
+            p.rate = newRate
+            processor = p
+        } else {
+            processor?.rate = newRate
+        }
+        rate = newRate
+        algorithm = newAlgorithm
+    }
+
+    /// Whether audio is heard at `rate` with `algorithm` (outside an algorithm's range it is muted).
+    package static func plays(rate: Double, algorithm: TimePitchAlgorithm) -> Bool {
+        rate == 1 || TimePitchProcessor.supports(rate, algorithm: algorithm)
     }
 
     /// The sink's output latency, added to host times for the clock.
@@ -61,6 +96,8 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         offset = 0
         anchor = nil
         end = nil
+        mediaEnd = nil
+        processor?.flush()
         lock.unlock()
     }
 
@@ -69,8 +106,8 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let anchor, let end else { return nil }
-        let elapsed = Int64(bitPattern: host &- anchor.host)
-        var t = anchor.item + CMTime(value: max(0, elapsed), timescale: 1_000_000_000)
+        let elapsed = Double(max(0, Int64(bitPattern: host &- anchor.host))) * rate
+        var t = anchor.item + CMTime(value: Int64(elapsed.rounded()), timescale: 1_000_000_000)
         if t > end { t = end }
         return t
     }
@@ -126,8 +163,49 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard active, let session, let queue = session.audioFrames else { return 0 }
+        let written: Int
+        if let processor {
+            // Rate ≠ 1: media goes through the time-pitch stage; output is pulled from it.
+            var produced = 0
+            while produced < frameCount {
+                produced += processor.pull(
+                    into: buffer + produced * format.channelCount, frameCount: frameCount - produced)
+                if produced >= frameCount { break }
+                let need = min(
+                    mediaScratchFrames, max(256, processor.inputFramesNeeded(forOutput: frameCount - produced)))
+                let (n, _) = copyMedia(into: mediaScratch, frameCount: need, session: session, queue: queue)
+                if n == 0 { break }
+                processor.push(mediaScratch, frameCount: n)
+            }
+            if produced > 0, let mediaEnd {
+                // The output ends where the processor's input ends, less what is still inside it.
+                let outEnd = mediaEnd - CMTime(seconds: processor.latency, preferredTimescale: 1_000_000_000)
+                let span = Double(produced) * rate / Double(format.sampleRate)
+                let outStart = outEnd - CMTime(seconds: span, preferredTimescale: 1_000_000_000)
+                anchor = (outStart, hostTime &+ latencyNanos)
+                end = outEnd
+            }
+            written = produced
+        } else {
+            let (n, first) = copyMedia(into: buffer, frameCount: frameCount, session: session, queue: queue)
+            if let first { anchor = (first, hostTime &+ latencyNanos) }
+            if n > 0 { end = mediaEnd }
+            written = n
+        }
+        stats.frames += written
+        if countUnderrun && written < frameCount && !(session.isAudioDecoderFinished && queue.count == 0) {
+            stats.underruns += 1
+        }
+        return written
+    }
+
+    /// Copies up to `frameCount` decoded media frames (lock held); returns how many and the item time
+    /// of the first. Advances `mediaEnd`.
+    private func copyMedia(
+        into buffer: UnsafeMutablePointer<Float>, frameCount: Int, session: ItemSession, queue: FrameQueue<AudioFrame>
+    ) -> (Int, CMTime?) {
         let channels = format.channelCount
-        let rate = Int32(format.sampleRate)
+        let sampleRate = Int32(format.sampleRate)
         var written = 0
         var first: CMTime?
         while written < frameCount {
@@ -140,22 +218,17 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
             }
             guard let frame = current else { break }
             let n = min(frame.frameCount - offset, frameCount - written)
-            let start = session.itemTime(frame.pts) + CMTime(value: CMTimeValue(offset), timescale: rate)
+            let start = session.itemTime(frame.pts) + CMTime(value: CMTimeValue(offset), timescale: sampleRate)
             if first == nil { first = start }
             frame.samples.withUnsafeBufferPointer { src in
                 (buffer + written * channels).update(from: src.baseAddress! + offset * channels, count: n * channels)
             }
             offset += n
             written += n
-            end = start + CMTime(value: CMTimeValue(n), timescale: rate)
+            mediaEnd = start + CMTime(value: CMTimeValue(n), timescale: sampleRate)
             if offset >= frame.frameCount { current = nil }
         }
-        if let first { anchor = (first, hostTime &+ latencyNanos) }
-        stats.frames += written
-        if countUnderrun && written < frameCount && !(session.isAudioDecoderFinished && queue.count == 0) {
-            stats.underruns += 1
-        }
-        return written
+        return (written, first)
     }
 
     /// Drops audio before `itemTime` without rendering it (when audio is not played, e.g. rate ≠ 1).

@@ -37,12 +37,18 @@ package final class Demuxer: @unchecked Sendable {
         var range: ClosedRange<CMTime>?
         /// Whether decoders drop what ends before `target`.
         var accurate: Bool
+        /// A tolerance window around `target` (Apple's toleranceBefore/After): when the keyframe at
+        /// or before `target` lies before the window but the next keyframe lies inside it, the seek
+        /// goes to that next keyframe instead (less to decode).
+        var window: ClosedRange<CMTime>?
     }
 
     /// Requests and published state, guarded by `control`.
     private struct Shared {
         /// Set by `stop`.
         var abortRequested = false
+        /// Seeks performed (for tests and statistics).
+        var seeksPerformed = 0
         /// The latest seek not yet performed.
         var pendingSeek: SeekRequest?
         /// The latest routing table not yet applied.
@@ -155,10 +161,17 @@ package final class Demuxer: @unchecked Sendable {
     ///     at or before `target`, so decoding starts at the keyframe at or before it.
     ///   - accurate: also make the decoders drop what ends before `target` in the new serial (through
     ///     ``PacketQueue/flush(dropFramesBefore:)``), so the first frames out are the target's.
-    package func seek(to target: CMTime, range: ClosedRange<CMTime>? = nil, accurate: Bool = false) {
-        control.withLock { shared.pendingSeek = SeekRequest(target: target, range: range, accurate: accurate) }
+    package func seek(
+        to target: CMTime, range: ClosedRange<CMTime>? = nil, accurate: Bool = false, window: ClosedRange<CMTime>? = nil
+    ) {
+        control.withLock {
+            shared.pendingSeek = SeekRequest(target: target, range: range, accurate: accurate, window: window)
+        }
         control.broadcast()
     }
+
+    /// Seeks performed so far (coalesced requests count once): scrubbing tests check it stays small.
+    package var seeksPerformed: Int { control.withLock { shared.seeksPerformed } }
 
     /// Replaces the routing table (e.g. another audio track): streams that leave stop being read (their
     /// queues are left to the owner), new streams are read from the current position on; a new queue
@@ -291,9 +304,19 @@ package final class Demuxer: @unchecked Sendable {
 
     /// Performs `request`: seek, flush every queue, clear the end state, report.
     private func perform(_ request: SeekRequest) {
+        // Callbacks name the target that was asked for, whatever keyframe the window chose.
+        let requestedTarget = request.target
+        var request = request
+        if let window = request.window, let forward = forwardKeyframe(for: request.target, in: window) {
+            // Exactly that index entry: a zero-width range makes the seek land on it, not before it.
+            request.target = forward
+            request.range = forward...forward
+            request.accurate = false
+        }
+        control.withLock { shared.seeksPerformed += 1 }
         let microseconds = Rational(1, 1_000_000)
         guard let target = request.target.ffmpegValue(in: microseconds) else {
-            report(.seekFailed(target: request.target, error: FFmpegError.posix(EINVAL)))
+            report(.seekFailed(target: requestedTarget, error: FFmpegError.posix(EINVAL)))
             return
         }
         var minimum = Int64.min
@@ -309,7 +332,7 @@ package final class Demuxer: @unchecked Sendable {
         do {
             try format.seek(toMicroseconds: target, minimum: min(minimum, target), maximum: max(maximum, target))
         } catch {
-            report(.seekFailed(target: request.target, error: error))
+            report(.seekFailed(target: requestedTarget, error: error))
             return
         }
         var serials: [Int: Serial] = [:]
@@ -324,8 +347,23 @@ package final class Demuxer: @unchecked Sendable {
             shared.isAtEndOfFile = false
             return (shared.onSeek, shared.onEvent)
         }
-        onSeek?(request.target, serials)
-        onEvent?(.seekCompleted(target: request.target))
+        onSeek?(requestedTarget, serials)
+        onEvent?(.seekCompleted(target: requestedTarget))
+    }
+
+    /// The next keyframe after `target` when it lies inside `window` while the keyframe at or before
+    /// `target` lies before it (from the video stream's index, or the first routed stream's).
+    private func forwardKeyframe(for target: CMTime, in window: ClosedRange<CMTime>) -> CMTime? {
+        let indices = streams.keys.sorted()
+        guard let stream = indices.first(where: { format.kind(ofStream: $0) == .video }) ?? indices.first else {
+            return nil
+        }
+        guard let tb = format.timeBase(ofStream: stream), let ts = target.ffmpegValue(in: tb) else { return nil }
+        let (before, after) = format.keyframeTimestamps(stream: stream, around: ts)
+        if let before, window.contains(CMTime(ffmpeg: before, timeBase: tb)) { return nil }
+        guard let after else { return nil }
+        let next = CMTime(ffmpeg: after, timeBase: tb)
+        return window.contains(next) ? next : nil
     }
 
     /// Switches to a new routing table.

@@ -1,0 +1,225 @@
+import FFmpegBridge
+import Foundation
+import PlaybackEngine
+
+/// Vends the item's video as `CVPixelBuffer`s to a client that pulls them, typically once per display refresh
+/// from a display link (Apple's `AVPlayerItemVideoOutput`):
+///
+///     let t = output.itemTime(for: inOutputTime.pointee)
+///     if output.hasNewPixelBuffer(forItemTime: t),
+///        let buffer = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: nil) { draw(buffer) }
+///
+/// The output receives each picture when the player presents it (at its item time) and keeps only the current
+/// picture and those after it; earlier ones are discarded, so a client that falls behind skips pictures and never
+/// slows playback. Several outputs on one item each receive every picture and keep their own record of what was
+/// acquired.
+///
+/// Differs from Apple:
+/// - Pictures arrive when due, not ahead of time, so a request for a time one refresh ahead returns the picture
+///   shown now (up to one refresh period late) rather than a future one.
+/// - `kCVPixelBufferPixelFormatTypeKey` (one number or an array: the first format listed that can be produced is
+///   used) chooses the format: the decoder's own buffer is returned without a copy when it already has that format
+///   (usually `kCVPixelFormatType_420YpCbCr8Planar`, 'y420'); otherwise the picture is converted with libswscale
+///   into pooled buffers (`'y420'`, `'f420'`, `'420v'`, `'420f'`, `'BGRA'`, `'RGBA'`, `'ARGB'`, `'L008'`) on the
+///   thread that calls ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)``, keeping the playback thread free.
+///   Without the key (or with no producible format) the decoder's buffers are returned as they are.
+///   `kCVPixelBufferWidthKey` / `kCVPixelBufferHeightKey` scale (bicubic; with only one of them the other keeps the
+///   aspect ratio). Row-alignment, IOSurface, OpenGL and Metal keys are ignored.
+/// - With no delegate queue the delegate is called on the main queue.
+/// - Buffers vended without conversion are the decoder's own memory (no copy): treat their pixels as read-only.
+///   At most four pictures are held per output.
+///
+/// Thread-safe: every method may be called from any thread. Conversions are serialised per output.
+open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
+    /// The pixel format buffers are converted to; nil returns the decoder's buffers as they are.
+    let pixelFormatType: OSType?
+    /// The requested size (`kCVPixelBufferWidthKey`, `kCVPixelBufferHeightKey`); nil: the decoded one.
+    let requestedWidth: Int?
+    let requestedHeight: Int?
+    /// Receives pictures from the engine.
+    private let store = VideoOutputStore()
+    /// Serialises conversions (a `Scaler` is single-threaded).
+    private let converterLock = NSLock()
+    /// Guarded by `converterLock`; made on the first conversion (format only), or for the current input size
+    /// (scaling).
+    private var scaler: Scaler?
+    private var resizer: PixelBufferScaler?
+
+    /// Guarded by `outputLock`.
+    private weak var pullDelegate: (any AVPlayerItemOutputPullDelegate)?
+    private var queue: DispatchQueue?
+
+    /// An output vending buffers with `pixelBufferAttributes` (CoreVideo keys; nil: the decoder's buffers), as
+    /// Apple's `init(pixelBufferAttributes:)`. See the type's documentation for the keys honoured.
+    public init(pixelBufferAttributes: [String: Any]? = nil) {
+        self.pixelFormatType = Self.chooseFormat(pixelBufferAttributes?[kCVPixelBufferPixelFormatTypeKey])
+        self.requestedWidth = pixelBufferAttributes?[kCVPixelBufferWidthKey].flatMap(Self.dimension)
+        self.requestedHeight = pixelBufferAttributes?[kCVPixelBufferHeightKey].flatMap(Self.dimension)
+        super.init()
+        store.owner = WeakOutput(self)
+    }
+
+    /// An output configured with output settings, as Apple's `init(outputSettings:)`: the pixel-buffer keys are
+    /// honoured as in ``init(pixelBufferAttributes:)``; `AVVideo…` keys (width, height, colour properties) are
+    /// ignored.
+    public convenience init(outputSettings: [String: Any]?) {
+        self.init(pixelBufferAttributes: outputSettings)
+    }
+
+    // MARK: Pulling pictures
+
+    /// Whether a picture for `itemTime` exists that has not been acquired by
+    /// ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)`` yet, as Apple's `hasNewPixelBuffer(forItemTime:)`.
+    open func hasNewPixelBuffer(forItemTime itemTime: CMTime) -> Bool {
+        guard itemTime.isNumeric else { return false }
+        return store.hasNewFrame(at: itemTime)
+    }
+
+    /// The picture to show at `itemTime` (the latest one starting at or before it), marked acquired, as Apple's
+    /// `copyPixelBuffer(forItemTime:itemTimeForDisplay:)`. `outItemTimeForDisplay` receives the picture's own
+    /// item time. Nil means show nothing: no picture yet for that time, the item is not playing, or the conversion
+    /// failed. The same picture may be copied again (the same buffer is returned).
+    open func copyPixelBuffer(
+        forItemTime itemTime: CMTime, itemTimeForDisplay outItemTimeForDisplay: UnsafeMutablePointer<CMTime>?
+    ) -> CVPixelBuffer? {
+        guard itemTime.isNumeric, let entry = store.acquire(at: itemTime) else { return nil }
+        outItemTimeForDisplay?.pointee = entry.time
+        if let converted = entry.converted { return converted }
+        let decoded = entry.buffer
+        let format = pixelFormatType ?? CVPixelBufferGetPixelFormatType(decoded)
+        let (width, height) = outputSize(for: decoded)
+        if format == CVPixelBufferGetPixelFormatType(decoded), width == CVPixelBufferGetWidth(decoded),
+            height == CVPixelBufferGetHeight(decoded)
+        {
+            return decoded
+        }
+        guard let converted = convert(decoded, to: format, width: width, height: height) else { return nil }
+        store.setConverted(converted, for: entry.id)
+        return converted
+    }
+
+    /// The size buffers are vended at: the requested one; with only one dimension requested, the other follows
+    /// the picture's aspect ratio.
+    private func outputSize(for buffer: CVPixelBuffer) -> (Int, Int) {
+        let (w, h) = (CVPixelBufferGetWidth(buffer), CVPixelBufferGetHeight(buffer))
+        switch (requestedWidth, requestedHeight) {
+        case (let rw?, let rh?): return (rw, rh)
+        case (let rw?, nil): return (rw, max(1, Int((Double(rw) * Double(h) / Double(w)).rounded())))
+        case (nil, let rh?): return (max(1, Int((Double(rh) * Double(w) / Double(h)).rounded())), rh)
+        case (nil, nil): return (w, h)
+        }
+    }
+
+    private func convert(_ buffer: CVPixelBuffer, to format: OSType, width: Int, height: Int) -> CVPixelBuffer? {
+        converterLock.lock()
+        defer { converterLock.unlock() }
+        do {
+            if width == CVPixelBufferGetWidth(buffer) && height == CVPixelBufferGetHeight(buffer) {
+                if scaler == nil { scaler = try Scaler(outputPixelFormatType: format) }
+                return try scaler?.convert(pixelBuffer: buffer)
+            }
+            if let r = resizer, r.outputPixelFormatType == format, r.width == width, r.height == height {
+                return try r.convert(pixelBuffer: buffer)
+            }
+            let r = try PixelBufferScaler(outputPixelFormatType: format, width: width, height: height)
+            resizer = r
+            return try r.convert(pixelBuffer: buffer)
+        } catch {
+            return nil
+        }
+    }
+
+    // MARK: Delegate
+
+    /// The delegate, held weakly, as Apple's `delegate`.
+    open var delegate: (any AVPlayerItemOutputPullDelegate)? { outputLock.withLock { pullDelegate } }
+
+    /// The queue delegate methods are called on, as Apple's `delegateQueue`.
+    open var delegateQueue: DispatchQueue? { outputLock.withLock { queue } }
+
+    /// Sets the delegate (held weakly) and the queue its methods are called on, as Apple's
+    /// `setDelegate(_:queue:)`. Differs from Apple: a nil queue means the main queue.
+    open func setDelegate(_ delegate: (any AVPlayerItemOutputPullDelegate)?, queue delegateQueue: DispatchQueue?) {
+        outputLock.withLock {
+            pullDelegate = delegate
+            queue = delegateQueue
+        }
+    }
+
+    /// Asks for one ``AVPlayerItemOutputPullDelegate/outputMediaDataWillChange(_:)`` when new pictures arrive, as
+    /// Apple's `requestNotificationOfMediaDataChange(withAdvanceInterval:)` — for a client going quiescent (a
+    /// display link stopped while paused).
+    ///
+    /// Differs from Apple: the notice comes when the next picture arrives (at once if one not yet acquired is
+    /// already there), not `interval` seconds ahead of it; the interval is ignored.
+    open func requestNotificationOfMediaDataChange(withAdvanceInterval interval: TimeInterval) {
+        if store.requestNotification() { notifyMediaDataWillChange() }
+    }
+
+    /// Calls `outputMediaDataWillChange` on the delegate queue.
+    func notifyMediaDataWillChange() {
+        deliver { delegate, output in delegate.outputMediaDataWillChange(output) }
+    }
+
+    /// Calls `outputSequenceWasFlushed` on the delegate queue.
+    func notifySequenceWasFlushed() {
+        deliver { delegate, output in delegate.outputSequenceWasFlushed(output) }
+    }
+
+    private func deliver(_ call: @escaping (any AVPlayerItemOutputPullDelegate, AVPlayerItemOutput) -> Void) {
+        let (delegate, queue) = outputLock.withLock { (pullDelegate, self.queue) }
+        guard let delegate else { return }
+        // The delegate is used only on its queue, as the API contract says.
+        let work = UncheckedDelivery(delegate: delegate, output: self, call: call)
+        (queue ?? .main).async { work.run() }
+    }
+
+    // MARK: Engine side
+
+    override func bindingChanged(from old: Binding?, to new: Binding?) {
+        if let old, old.engine !== new?.engine { old.engine.removeVideoSink(store) }
+        store.setSession(new?.session)
+        new?.engine.addVideoSink(store)
+    }
+
+    /// The first format in `value` (one number or an array of numbers) the output can produce.
+    static func chooseFormat(_ value: Any?) -> OSType? {
+        guard let value else { return nil }
+        let listed: [Any] = (value as? [Any]) ?? [value]
+        return listed.lazy.compactMap(osType).first { Scaler.supportedOutputPixelFormatTypes.contains($0) }
+    }
+
+    /// A positive dimension of any integer type (or `NSNumber`); nil otherwise.
+    private static func dimension(_ value: Any) -> Int? {
+        osType(value).flatMap { $0 > 0 && $0 <= 16384 ? Int($0) : nil }
+    }
+
+    /// A pixel format number of any integer type (or `NSNumber`).
+    private static func osType(_ value: Any) -> OSType? {
+        switch value {
+        case let v as OSType: return v
+        case let v as Int: return OSType(exactly: v)
+        case let v as Int32: return OSType(exactly: v)
+        case let v as Int64: return OSType(exactly: v)
+        case let v as UInt: return OSType(exactly: v)
+        case let v as UInt64: return OSType(exactly: v)
+        case let v as NSNumber: return v.uint32Value
+        default: return nil
+        }
+    }
+}
+
+/// A delegate call handed to the delegate queue (the delegate need not be `Sendable`; it is only used there).
+private struct UncheckedDelivery: @unchecked Sendable {
+    let delegate: any AVPlayerItemOutputPullDelegate
+    let output: AVPlayerItemOutput
+    let call: (any AVPlayerItemOutputPullDelegate, AVPlayerItemOutput) -> Void
+
+    func run() { call(delegate, output) }
+}
+
+/// The store's weak reference to its output (set once, before the store is registered anywhere).
+final class WeakOutput: @unchecked Sendable {
+    weak var output: AVPlayerItemVideoOutput?
+    init(_ output: AVPlayerItemVideoOutput) { self.output = output }
+}

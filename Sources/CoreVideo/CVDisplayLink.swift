@@ -1,0 +1,314 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The display-link output callback, as Apple's `CVDisplayLinkOutputCallback`: `(displayLink, inNow,
+/// inOutputTime, flagsIn, flagsOut, displayLinkContext) -> CVReturn`.
+///
+/// Differs from Apple: a Swift function type, not `@convention(c)` — `CVDisplayLink` and `CVTimeStamp` are Swift
+/// types here, which C function pointers cannot carry. Global functions and non-capturing closures written for
+/// Apple's API are accepted unchanged (so are capturing closures). Called on the link's thread.
+public typealias CVDisplayLinkOutputCallback = (
+    _ displayLink: CVDisplayLink, _ inNow: UnsafePointer<CVTimeStamp>, _ inOutputTime: UnsafePointer<CVTimeStamp>,
+    _ flagsIn: CVOptionFlags, _ flagsOut: UnsafeMutablePointer<CVOptionFlags>,
+    _ displayLinkContext: UnsafeMutableRawPointer?
+) -> CVReturn
+
+/// The block form of the output callback, as Apple's `CVDisplayLinkOutputHandler`. Called on the link's thread.
+public typealias CVDisplayLinkOutputHandler = (
+    _ displayLink: CVDisplayLink, _ inNow: UnsafePointer<CVTimeStamp>, _ inOutputTime: UnsafePointer<CVTimeStamp>,
+    _ flagsIn: CVOptionFlags, _ flagsOut: UnsafeMutablePointer<CVOptionFlags>
+) -> CVReturn
+
+/// A timer that calls back once per display refresh, as Apple's `CVDisplayLink` (macOS; a CF type there, a class
+/// here — ARC manages it, there is no `CVDisplayLinkRetain/Release`).
+///
+/// Differs from Apple:
+/// - No display is known yet (there is no window system integration), so every link runs at a nominal 60 Hz
+///   (period 1/60 s, `videoTimeScale` 60, `videoRefreshPeriod` 1) on the host clock, not on a display's vsync.
+/// - Ticks come from a dedicated thread ("oavf.displaylink") sleeping to absolute deadlines
+///   (`clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`) so errors do not accumulate; it asks for `SCHED_FIFO` and
+///   stays at normal priority when the system refuses. Deadlines missed by a late wake-up are skipped, not
+///   called back late in a burst.
+/// - `inNow` is the tick's scheduled host time; `inOutputTime` is the next tick (`inNow` + one period), the time
+///   the picture prepared now would be shown.
+///
+/// Thread safety: every function may be called from any thread, including from inside the callback.
+/// Callbacks never overlap (also across a stop and restart). ``CVDisplayLinkStop(_:)`` waits for a callback in
+/// flight on another thread; called from inside the callback it returns at once and no further callback follows.
+/// A link that is released while running stops at its next tick.
+public final class CVDisplayLink: @unchecked Sendable {
+    /// What the link calls.
+    private enum Output {
+        case callback(CVDisplayLinkOutputCallback, UnsafeMutableRawPointer?)
+        case handler(CVDisplayLinkOutputHandler)
+    }
+
+    /// Nominal refresh rate (Hz) while no display is known.
+    static let refreshRate: Int64 = 60
+    /// Nanoseconds per second.
+    static let nanosecondsPerSecond: UInt64 = 1_000_000_000
+
+    /// Guards every `var` below (held briefly, never while calling out).
+    private let lock = NSLock()
+    /// Held by the link thread for the whole of each callback; ``stop()`` takes it to wait for one in flight.
+    private let callbackLock = NSLock()
+    private var output: Output?
+    private var running = false
+    /// Bumped by every start; a thread whose generation is not current exits.
+    private var generation: UInt64 = 0
+    /// Host time of tick 0 of the current (or last) run.
+    private var origin: UInt64 = 0
+    /// The thread inside a callback, if any.
+    private var callbackThread: pthread_t?
+    /// Actual wake-ups of the current run: first and last host times and how many.
+    private var firstWake: UInt64 = 0
+    private var lastWake: UInt64 = 0
+    private var wakes: UInt64 = 0
+
+    init() {}
+
+    /// How the link thread refers to its link: weakly, so a released link stops.
+    private final class WeakReference: @unchecked Sendable {
+        /// Written once in `init`.
+        weak var link: CVDisplayLink?
+        init(_ link: CVDisplayLink) { self.link = link }
+    }
+
+    /// Host-time nanoseconds from tick 0 to tick `n` (exact, no accumulated rounding).
+    static func offset(ofTick n: Int64) -> UInt64 {
+        UInt64(n) * nanosecondsPerSecond / UInt64(refreshRate)
+    }
+
+    private func setOutput(_ newOutput: Output?) {
+        lock.lock()
+        output = newOutput
+        lock.unlock()
+    }
+
+    func setCallback(_ callback: CVDisplayLinkOutputCallback?, _ userInfo: UnsafeMutableRawPointer?) {
+        setOutput(callback.map { .callback($0, userInfo) })
+    }
+
+    func setHandler(_ handler: @escaping CVDisplayLinkOutputHandler) {
+        setOutput(.handler(handler))
+    }
+
+    var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return running
+    }
+
+    func start() -> CVReturn {
+        lock.lock()
+        guard output != nil else {
+            lock.unlock()
+            return kCVReturnDisplayLinkCallbacksNotSet
+        }
+        guard !running else {
+            lock.unlock()
+            return kCVReturnDisplayLinkAlreadyRunning
+        }
+        running = true
+        generation &+= 1
+        let run = generation
+        let start = CVGetCurrentHostTime()
+        origin = start
+        (firstWake, lastWake, wakes) = (0, 0, 0)
+        lock.unlock()
+        let reference = WeakReference(self)
+        let thread = Thread { Self.tickLoop(reference, generation: run, origin: start) }
+        thread.name = "oavf.displaylink"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+        return kCVReturnSuccess
+    }
+
+    func stop() -> CVReturn {
+        lock.lock()
+        guard running else {
+            lock.unlock()
+            return kCVReturnDisplayLinkNotRunning
+        }
+        running = false
+        let insideCallback = callbackThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        lock.unlock()
+        if !insideCallback {
+            // Wait for a callback in flight on the link thread (none starts after `running = false`).
+            callbackLock.lock()
+            callbackLock.unlock()
+        }
+        return kCVReturnSuccess
+    }
+
+    /// The average period between actual wake-ups of the current run (seconds), 0 when not running or before two
+    /// ticks.
+    var actualPeriod: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        guard running, wakes >= 2 else { return 0 }
+        return Double(lastWake - firstWake) / Double(wakes - 1) / Double(Self.nanosecondsPerSecond)
+    }
+
+    /// A time stamp for tick `n` of a run starting at `origin`.
+    static func timeStamp(tick n: Int64, origin: UInt64) -> CVTimeStamp {
+        CVTimeStamp(
+            version: 0, videoTimeScale: Int32(refreshRate), videoTime: n, hostTime: origin + offset(ofTick: n),
+            rateScalar: 1, videoRefreshPeriod: 1, smpteTime: CVSMPTETime(),
+            flags: CVTimeStampFlags([.videoHostTimeValid, .rateScalarValid, .videoRefreshPeriodValid]).rawValue,
+            reserved: 0)
+    }
+
+    /// The time stamp of "now" (`CVDisplayLinkGetCurrentTime`): host time now, video time in ticks since the
+    /// last start.
+    func currentTime() -> CVTimeStamp {
+        let now = CVGetCurrentHostTime()
+        lock.lock()
+        let start = origin
+        lock.unlock()
+        let ticks = now > start ? Int64((now - start) * UInt64(Self.refreshRate) / Self.nanosecondsPerSecond) : 0
+        var stamp = Self.timeStamp(tick: ticks, origin: start)
+        stamp.hostTime = now
+        return stamp
+    }
+
+    // MARK: Link thread
+
+    /// Asks for real-time scheduling; keeps the normal policy when refused (unprivileged processes).
+    private static func raisePriority() {
+        var parameters = sched_param()
+        parameters.sched_priority = 1
+        _ = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &parameters)
+    }
+
+    /// Sleeps until host time `deadline` (absolute, so oversleeping one tick does not delay the next).
+    private static func sleep(until deadline: UInt64) {
+        var time = timespec(
+            tv_sec: Int(deadline / nanosecondsPerSecond), tv_nsec: Int(deadline % nanosecondsPerSecond))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
+    }
+
+    /// The run of one start: ticks until the link stops, restarts (a newer generation) or goes away.
+    private static func tickLoop(_ reference: WeakReference, generation: UInt64, origin: UInt64) {
+        raisePriority()
+        var tick: Int64 = 1
+        while true {
+            sleep(until: origin + offset(ofTick: tick))
+            guard let link = reference.link, link.fire(tick: tick, generation: generation, origin: origin) else {
+                return
+            }
+            // Skip deadlines already gone (a late wake-up or a slow callback).
+            let now = CVGetCurrentHostTime()
+            tick += 1
+            while origin + offset(ofTick: tick) <= now { tick += 1 }
+        }
+    }
+
+    /// Calls the output for tick `n`; false when this run is over.
+    private func fire(tick n: Int64, generation run: UInt64, origin: UInt64) -> Bool {
+        callbackLock.lock()
+        defer { callbackLock.unlock() }
+        lock.lock()
+        guard running, generation == run, let output else {
+            lock.unlock()
+            return false
+        }
+        let wake = CVGetCurrentHostTime()
+        if wakes == 0 { firstWake = wake }
+        lastWake = wake
+        wakes += 1
+        callbackThread = pthread_self()
+        lock.unlock()
+        var now = Self.timeStamp(tick: n, origin: origin)
+        var next = Self.timeStamp(tick: n + 1, origin: origin)
+        var flagsOut: CVOptionFlags = 0
+        switch output {
+        case .callback(let function, let context):
+            _ = function(self, &now, &next, 0, &flagsOut, context)
+        case .handler(let handler):
+            _ = handler(self, &now, &next, 0, &flagsOut)
+        }
+        lock.lock()
+        callbackThread = nil
+        let goOn = running && generation == run
+        lock.unlock()
+        return goOn
+    }
+}
+
+// MARK: - C-style functions
+
+/// Creates a display link for the active displays, as Apple's `CVDisplayLinkCreateWithActiveCGDisplays`. Always
+/// succeeds here (a nominal 60 Hz link; see ``CVDisplayLink``).
+public func CVDisplayLinkCreateWithActiveCGDisplays(
+    _ displayLinkOut: UnsafeMutablePointer<CVDisplayLink?>
+) -> CVReturn {
+    displayLinkOut.pointee = CVDisplayLink()
+    return kCVReturnSuccess
+}
+
+/// Sets the function called once per refresh (nil removes it), as Apple's `CVDisplayLinkSetOutputCallback`.
+/// Replaces an output handler.
+@discardableResult
+public func CVDisplayLinkSetOutputCallback(
+    _ displayLink: CVDisplayLink, _ callback: CVDisplayLinkOutputCallback?, _ userInfo: UnsafeMutableRawPointer?
+) -> CVReturn {
+    displayLink.setCallback(callback, userInfo)
+    return kCVReturnSuccess
+}
+
+/// Sets the closure called once per refresh, as Apple's `CVDisplayLinkSetOutputHandler`. Replaces an output
+/// callback.
+@discardableResult
+public func CVDisplayLinkSetOutputHandler(
+    _ displayLink: CVDisplayLink, _ handler: @escaping CVDisplayLinkOutputHandler
+) -> CVReturn {
+    displayLink.setHandler(handler)
+    return kCVReturnSuccess
+}
+
+/// Starts the link's thread, as Apple's `CVDisplayLinkStart`: `kCVReturnDisplayLinkAlreadyRunning` when running,
+/// `kCVReturnDisplayLinkCallbacksNotSet` without a callback. The first callback comes one period later.
+@discardableResult
+public func CVDisplayLinkStart(_ displayLink: CVDisplayLink) -> CVReturn {
+    displayLink.start()
+}
+
+/// Stops the link, as Apple's `CVDisplayLinkStop`: `kCVReturnDisplayLinkNotRunning` when stopped. Waits for a
+/// callback in flight on the link thread; from inside the callback it returns at once.
+@discardableResult
+public func CVDisplayLinkStop(_ displayLink: CVDisplayLink) -> CVReturn {
+    displayLink.stop()
+}
+
+/// Whether the link is running, as Apple's `CVDisplayLinkIsRunning`.
+public func CVDisplayLinkIsRunning(_ displayLink: CVDisplayLink) -> Bool {
+    displayLink.isRunning
+}
+
+/// The nominal refresh period, as Apple's `CVDisplayLinkGetNominalOutputVideoRefreshPeriod`: 1/60 s
+/// (`CVTime(timeValue: 1, timeScale: 60, flags: 0)`) until displays are known.
+public func CVDisplayLinkGetNominalOutputVideoRefreshPeriod(_ displayLink: CVDisplayLink) -> CVTime {
+    CVTime(timeValue: 1, timeScale: Int32(CVDisplayLink.refreshRate), flags: 0)
+}
+
+/// The measured refresh period in seconds (mean interval between the link thread's actual wake-ups), as Apple's
+/// `CVDisplayLinkGetActualOutputVideoRefreshPeriod`; 0 when not running or before two ticks.
+public func CVDisplayLinkGetActualOutputVideoRefreshPeriod(_ displayLink: CVDisplayLink) -> Double {
+    displayLink.actualPeriod
+}
+
+/// The current time of the link, as Apple's `CVDisplayLinkGetCurrentTime`: host time now, video time in refresh
+/// periods since the link last started (0 if it never did).
+@discardableResult
+public func CVDisplayLinkGetCurrentTime(
+    _ displayLink: CVDisplayLink, _ outTime: UnsafeMutablePointer<CVTimeStamp>
+) -> CVReturn {
+    outTime.pointee = displayLink.currentTime()
+    return kCVReturnSuccess
+}

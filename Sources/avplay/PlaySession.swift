@@ -1,0 +1,311 @@
+import AVFoundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run of the player: follows the current item (status, end, failure), applies keys, and keeps the
+/// status line (or the event stream) up to date. Lives on the main actor, where the API delivers
+/// observations and notifications.
+@MainActor
+final class PlaySession {
+    let player: AVQueuePlayer
+    let options: PlayCommand.Options
+    let status: StatusLine
+    let events: EventLog
+    let failures = FailureCount()
+
+    /// Status-line state the player does not hold: seek mode, resume rate, option names, last message.
+    private var extras = StatusExtras()
+    private var observations: [NSKeyValueObservation] = []
+    private var itemObservations: [NSKeyValueObservation] = []
+    private var itemNotifications: [any NSObjectProtocol] = []
+    private var timer: (any DispatchSourceTimer)?
+    /// How many items have become current (the event stream's `index`).
+    private var itemCount = 0
+    /// The current item's event fields (kept after the queue ends, for the last time event).
+    private var currentInfo = ItemInfo(index: 0, file: nil)
+    private weak var followedItem: AVPlayerItem?
+    private var startApplied = false
+    private var finishing = false
+
+    init(player: AVQueuePlayer, options: PlayCommand.Options) {
+        self.player = player
+        self.options = options
+        status = StatusLine(enabled: !options.quiet && !options.events)
+        events = EventLog(enabled: options.events)
+        extras.exactSeeking = options.exact
+        extras.rate = options.rate
+    }
+
+    /// Observes the player, starts playback at the requested rate and the status-line refresh.
+    func start() {
+        observations.append(
+            player.observe(\.currentItem, options: [.initial]) { [weak self] player, _ in
+                MainActor.assumeIsolated { self?.currentItemChanged(player.currentItem) }
+            })
+        observations.append(
+            player.observe(\.rate) { [weak self] player, _ in
+                MainActor.assumeIsolated { self?.events.emit("rate", ["rate": Double(player.rate)]) }
+            })
+        observations.append(
+            player.observe(\.timeControlStatus) { [weak self] player, _ in
+                MainActor.assumeIsolated {
+                    self?.events.emit("timeControlStatus", ["value": Self.name(player.timeControlStatus)])
+                }
+            })
+        _ = player.addPeriodicTimeObserver(forInterval: CMTime(value: 1, timescale: 2), queue: .main) {
+            [weak self] time in
+            MainActor.assumeIsolated {
+                guard let self, time.isNumeric else { return }
+                self.events.emit("time", self.currentInfo.fields.merging(["time": time.seconds]) { a, _ in a })
+            }
+        }
+        if status.enabled {
+            let timer = DispatchSource.makeTimerSource(queue: .main)
+            timer.schedule(deadline: .now(), repeating: .milliseconds(100))
+            timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.refresh() } }
+            timer.resume()
+            self.timer = timer
+        }
+        player.defaultRate = options.rate
+        player.rate = options.rate
+    }
+
+    // MARK: Items
+
+    private func currentItemChanged(_ item: AVPlayerItem?) {
+        // A change notification can repeat the item already followed (a looper re-inserting replicas).
+        guard item == nil || item !== followedItem else { return }
+        followedItem = item
+        itemObservations.removeAll()
+        for token in itemNotifications { NotificationCenter.default.removeObserver(token) }
+        itemNotifications.removeAll()
+        guard let item else {
+            finish(failures.value > 0 ? 1 : 0)
+            return
+        }
+        if itemCount > 0 { extras.message = "" }
+        itemCount += 1
+        let info = ItemInfo(index: itemCount - 1, file: (item.asset as? AVURLAsset)?.url.lastPathComponent)
+        currentInfo = info
+        itemObservations.append(
+            item.observe(\.status, options: [.initial]) { [weak self] item, _ in
+                MainActor.assumeIsolated { self?.itemStatusChanged(item, info.fields) }
+            })
+        itemNotifications.append(
+            NotificationCenter.default.addObserver(
+                forName: AVPlayerItem.didPlayToEndTimeNotification, object: item, queue: .main
+            ) { [weak self] _ in
+                MainActor.assumeIsolated { self?.events.emit("end", info.fields) }
+            })
+        itemNotifications.append(
+            NotificationCenter.default.addObserver(
+                forName: AVPlayerItem.failedToPlayToEndTimeNotification, object: item, queue: .main
+            ) { [weak self] note in
+                let error = note.userInfo?[AVPlayerItemFailedToPlayToEndTimeErrorKey] as? NSError
+                let message = error?.localizedDescription ?? "playback failed"
+                MainActor.assumeIsolated { self?.itemFailed(item, message, info.fields) }
+            })
+    }
+
+    private func itemStatusChanged(_ item: AVPlayerItem, _ fields: [String: Any]) {
+        switch item.status {
+        case .unknown:
+            return
+        case .readyToPlay:
+            events.emit("status", fields.merging(["status": "readyToPlay"]) { a, _ in a })
+            updateSelectionNames(item)
+            if let start = options.start, !startApplied {
+                startApplied = true
+                item.seek(
+                    to: CMTime(seconds: start, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero,
+                    completionHandler: nil)
+            }
+        case .failed:
+            events.emit("status", fields.merging(["status": "failed"]) { a, _ in a })
+            itemFailed(item, item.error?.localizedDescription ?? "cannot play", fields)
+        @unknown default:
+            return
+        }
+    }
+
+    private func itemFailed(_ item: AVPlayerItem, _ message: String, _ fields: [String: Any]) {
+        let name = (item.asset as? AVURLAsset)?.url.lastPathComponent ?? "?"
+        events.emit("error", fields.merging(["message": message]) { a, _ in a })
+        status.clear()
+        Terminal.error(message.contains(name) ? message : "\(name): \(message)")
+        failures.increment()
+        if player.currentItem === item { player.advanceToNextItem() }
+    }
+
+    /// Restores the terminal and exits with `code`, after the main queue has delivered what is already
+    /// queued (an item's end notification can trail the player's change of current item).
+    func finish(_ code: Int32) {
+        guard !finishing else { return }
+        finishing = true
+        timer?.cancel()
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(50)) {
+            MainActor.assumeIsolated {
+                self.status.clear()
+                TerminalInput.restore()
+                self.events.emit("exit", ["code": Int(code)])
+                exit(code)
+            }
+        }
+    }
+
+    private func refresh() {
+        guard !finishing else { return }
+        status.show(player, extras)
+    }
+
+    // MARK: Keys
+
+    /// Applies one key (see `avplay --help`, "Keys").
+    func handle(_ key: Key) {
+        guard !finishing else { return }
+        switch key {
+        case .left: seek(by: -5)
+        case .right: seek(by: 5)
+        case .down: seek(by: -60)
+        case .up: seek(by: 60)
+        case .character(let c): handle(c)
+        }
+        refresh()
+    }
+
+    private func handle(_ c: Character) {
+        switch c {
+        case " ": togglePause()
+        case "e":
+            extras.exactSeeking.toggle()
+            extras.message = extras.exactSeeking ? "exact seeking" : "fast seeking"
+        case ",": step(by: -1)
+        case ".": step(by: 1)
+        case "[": changeRate(by: 1 / 1.25)
+        case "]": changeRate(by: 1.25)
+        case "m":
+            player.isMuted.toggle()
+            extras.message = player.isMuted ? "muted" : "unmuted"
+        case "9": changeVolume(by: -0.1)
+        case "0": changeVolume(by: 0.1)
+        case "a": cycle(.audible, includingOff: false)
+        case "s": cycle(.legible, includingOff: true)
+        case "n":
+            extras.message = "next"
+            player.advanceToNextItem()
+        case "q": finish(failures.value > 0 ? 1 : 0)
+        default: break
+        }
+    }
+
+    private func togglePause() {
+        if player.rate == 0 {
+            player.rate = extras.rate
+            extras.message = "play"
+        } else {
+            player.pause()
+            extras.message = "pause"
+        }
+    }
+
+    private func seek(by seconds: Double) {
+        guard let item = player.currentItem, item.status == .readyToPlay else {
+            extras.message = "not ready to seek"
+            return
+        }
+        var target = item.currentTime().seconds + seconds
+        let duration = item.duration.seconds
+        if duration.isFinite { target = min(target, duration) }
+        target = max(target, 0)
+        let time = CMTime(seconds: target, preferredTimescale: 600)
+        if extras.exactSeeking {
+            player.seek(to: time, toleranceBefore: .zero, toleranceAfter: .zero)
+        } else {
+            player.seek(to: time)
+        }
+        extras.message = String(format: "seek %+.0f s", seconds)
+    }
+
+    /// Steps one frame while paused, when the item supports it; otherwise says why not.
+    private func step(by frames: Int) {
+        guard let item = player.currentItem else { return }
+        let allowed = frames > 0 ? item.canStepForward : item.canStepBackward
+        guard allowed else {
+            extras.message = "can’t step \(frames > 0 ? "forward" : "back") here"
+            return
+        }
+        player.pause()
+        item.step(byCount: frames)
+        extras.message = frames > 0 ? "step +1" : "step -1"
+    }
+
+    private func changeRate(by factor: Float) {
+        let rate = min(max(extras.rate * factor, 1 / 32), 32)
+        extras.rate = rate
+        player.defaultRate = rate
+        if player.rate != 0 { player.rate = rate }
+        extras.message = String(format: "rate %.2f×", rate)
+    }
+
+    private func changeVolume(by delta: Float) {
+        player.volume = min(max(((player.volume + delta) * 10).rounded() / 10, 0), 1)
+        extras.message = "volume \(Int((player.volume * 100).rounded()))%"
+    }
+
+    /// Selects the next option of the asset's group for `characteristic` (and "off" after the last,
+    /// when `includingOff`).
+    private func cycle(_ characteristic: AVMediaCharacteristic, includingOff: Bool) {
+        let what = characteristic == .audible ? "audio" : "subtitles"
+        guard let item = player.currentItem,
+            let group = item.asset.mediaSelectionGroup(forMediaCharacteristic: characteristic)
+        else {
+            extras.message = "no \(what) options"
+            return
+        }
+        var choices: [AVMediaSelectionOption?] = group.options
+        if includingOff { choices.append(nil) }
+        let current = item.currentMediaSelection.selectedMediaOption(in: group)
+        let index = choices.firstIndex { $0 == current } ?? -1
+        let next = choices[(index + 1) % choices.count]
+        item.select(next, in: group)
+        updateSelectionNames(item)
+        extras.message = "\(what): \(next?.displayName ?? "off")"
+    }
+
+    private func updateSelectionNames(_ item: AVPlayerItem) {
+        let selection = item.currentMediaSelection
+        if let audible = item.asset.mediaSelectionGroup(forMediaCharacteristic: .audible) {
+            extras.audio = selection.selectedMediaOption(in: audible)?.displayName ?? "off"
+        } else {
+            extras.audio = nil
+        }
+        if let legible = item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible) {
+            extras.subtitles = selection.selectedMediaOption(in: legible)?.displayName ?? "off"
+        } else {
+            extras.subtitles = nil
+        }
+    }
+
+    private static func name(_ status: AVPlayer.TimeControlStatus) -> String {
+        switch status {
+        case .paused: return "paused"
+        case .waitingToPlayAtSpecifiedRate: return "waiting"
+        case .playing: return "playing"
+        }
+    }
+}
+
+/// Which item an event is about: its place in the order items became current, and its file name.
+struct ItemInfo: Sendable {
+    var index: Int
+    var file: String?
+
+    /// The event fields `index` and `file`.
+    var fields: [String: Any] {
+        var fields: [String: Any] = ["index": index]
+        if let file { fields["file"] = file }
+        return fields
+    }
+}

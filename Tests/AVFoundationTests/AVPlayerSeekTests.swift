@@ -1,0 +1,129 @@
+import PlaybackEngine
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// Seeks and steps against h264_aac.mp4 (30 fps, keyframes every 60 frames = 2 s), reading the
+/// index drawn in the frame that is shown.
+final class AVPlayerSeekTests: XCTestCase {
+    private func readyPlayer(_ f: Fixture = .h264AAC) throws -> (VirtualPlayer, AVPlayerItem) {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(f))
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        waitUntil("first frame") { v.frames.entries.count >= 1 }
+        return (v, item)
+    }
+
+    private func seek(
+        _ item: AVPlayerItem, _ seconds: Double, before: CMTime = .positiveInfinity, after: CMTime = .positiveInfinity
+    ) -> Bool {
+        let done = LockedBox<Bool?>(nil)
+        item.seek(
+            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: before, toleranceAfter: after
+        ) { ok in done.withLock { $0 = ok } }
+        waitUntil("seek \(seconds)") { done.withLock { $0 } != nil }
+        return done.withLock { $0 } ?? false
+    }
+
+    func test_exactSeek_showsTheFrameWhoseIntervalContainsTheTarget() throws {
+        let (v, item) = try readyPlayer()
+        for (seconds, frame) in [(3.3, 99), (7.01, 210), (0.05, 1), (9.99, 299)] {
+            XCTAssertTrue(seek(item, seconds, before: .zero, after: .zero))
+            XCTAssertEqual(item.currentTime(), CMTime(seconds: seconds, preferredTimescale: 600))
+            XCTAssertEqual(v.frames.indices.last ?? nil, frame, "at \(seconds) s")
+        }
+    }
+
+    func test_defaultSeek_landsOnTheKeyframeWithoutDecodingToTheTarget() throws {
+        let (v, item) = try readyPlayer()
+        XCTAssertTrue(seek(item, 3.3))
+        XCTAssertEqual(item.currentTime(), CMTime(value: 2, timescale: 1))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 60)
+    }
+
+    func test_windowSeek_usesAKeyframeInsideTheWindow_elseDecodesToTheTarget() throws {
+        let (v, item) = try readyPlayer()
+        // 3.9 s with [−0.1, +0.2]: the keyframe at 4 s (frame 120) is inside.
+        XCTAssertTrue(seek(item, 3.9, before: CMTime(value: 1, timescale: 10), after: CMTime(value: 2, timescale: 10)))
+        XCTAssertEqual(item.currentTime(), CMTime(value: 4, timescale: 1))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 120)
+        // 2.1 s with [−0.2, +0.1]: the keyframe at 2 s (frame 60) is inside.
+        XCTAssertTrue(seek(item, 2.1, before: CMTime(value: 2, timescale: 10), after: CMTime(value: 1, timescale: 10)))
+        XCTAssertEqual(item.currentTime(), CMTime(value: 2, timescale: 1))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 60)
+        // 5 s with ±0.1: no keyframe inside, so it decodes to the target (frame 150).
+        XCTAssertTrue(seek(item, 5, before: CMTime(value: 1, timescale: 10), after: CMTime(value: 1, timescale: 10)))
+        XCTAssertEqual(item.currentTime(), CMTime(value: 5, timescale: 1))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 150)
+    }
+
+    func test_seekOutsideSeekableRange_failsAndTheTimeStays() throws {
+        let (v, item) = try readyPlayer()
+        XCTAssertTrue(seek(item, 2, before: .zero, after: .zero))
+        XCTAssertFalse(seek(item, 60))
+        XCTAssertEqual(item.currentTime(), CMTime(value: 2, timescale: 1))
+        withExtendedLifetime(v) {}
+    }
+
+    func test_laterSeekWins_earlierCompletesFalse_exactlyOnceEach() throws {
+        let (v, item) = try readyPlayer()
+        let results = LockedBox<[Int: [Bool]]>([:])
+        let before = item.session?.seeksPerformed ?? 0
+        for i in 0..<100 {
+            item.seek(to: CMTime(value: Int64(i), timescale: 20), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+                results.withLock { $0[i, default: []].append(ok) }
+            }
+        }
+        waitUntil("all completions") { results.withLock { $0.count } == 100 }
+        spinMainRunLoop(0.1)
+        let r = results.withLock { $0 }
+        XCTAssertTrue(r.values.allSatisfy { $0.count == 1 }, "each completion once")
+        XCTAssertEqual(r[99], [true], "the last seek wins")
+        XCTAssertEqual(r.filter { $0.value == [true] }.count, 1)
+        XCTAssertEqual(item.currentTime(), CMTime(value: 99, timescale: 20))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 148)  // 4.95 s × 30
+        let performed = (item.session?.seeksPerformed ?? 0) - before
+        XCTAssertLessThanOrEqual(performed, 10, "a burst of 100 seeks costs little more than the last one")
+    }
+
+    func test_seekWithNoItem_completesFalseAtOnce() {
+        let player = AVPlayer()
+        let called = LockedBox<Bool?>(nil)
+        player.seek(to: CMTime(value: 1, timescale: 1)) { ok in called.withLock { $0 = ok } }
+        XCTAssertEqual(called.withLock { $0 }, false)
+    }
+
+    func test_stepForwardAndBackward_exactFrames() throws {
+        let (v, item) = try readyPlayer()
+        XCTAssertTrue(item.canStepForward)
+        XCTAssertTrue(item.canStepBackward)
+        item.step(byCount: 3)
+        waitUntil("frame 3") { v.frames.indices.last == 3 }
+        XCTAssertEqual(item.currentTime(), CMTime(value: 3, timescale: 30))
+        item.step(byCount: 1)
+        waitUntil("frame 4") { v.frames.indices.last == 4 }
+        item.step(byCount: -2)
+        waitUntil("frame 2") { v.frames.indices.last == 2 }
+        XCTAssertEqual(item.currentTime().seconds, 2.0 / 30, accuracy: 1e-9)
+        item.step(byCount: -10)  // clamped at the start
+        waitUntil("frame 0") { v.frames.indices.last == 0 }
+        XCTAssertEqual(item.currentTime(), .zero)
+        // Across a keyframe: from 1.95 s (frame 58) three forward, then back over the GOP boundary.
+        XCTAssertTrue(seek(item, 58.0 / 30, before: .zero, after: .zero))
+        item.step(byCount: 3)
+        waitUntil("frame 61") { v.frames.indices.last == 61 }
+        item.step(byCount: -5)
+        waitUntil("frame 56") { v.frames.indices.last == 56 }
+    }
+
+    func test_dateSeeks_withoutADateMapping() throws {
+        let (v, item) = try readyPlayer()
+        XCTAssertNil(item.currentDate())
+        XCTAssertNil(v.player.currentDate())
+        let done = LockedBox<Bool?>(nil)
+        XCTAssertFalse(item.seek(to: Date()) { ok in done.withLock { $0 = ok } })
+        XCTAssertEqual(done.withLock { $0 }, false)
+    }
+}

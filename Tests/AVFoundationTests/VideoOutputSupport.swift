@@ -1,0 +1,73 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// The frame index drawn in a fixture picture, read from any format a video output vends.
+func frameIndex(of buffer: CVPixelBuffer) -> Int? {
+    CVPixelBufferLockBaseAddress(buffer, .readOnly)
+    defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
+    let width = CVPixelBufferGetWidth(buffer)
+    let height = CVPixelBufferGetHeight(buffer)
+    let packed: PackedPixelLayout?
+    switch CVPixelBufferGetPixelFormatType(buffer) {
+    case kCVPixelFormatType_32BGRA: packed = .bgra
+    case kCVPixelFormatType_32ARGB: packed = .argb
+    case kCVPixelFormatType_32RGBA: packed = .rgba
+    default: packed = nil
+    }
+    if let packed, let base = CVPixelBufferGetBaseAddress(buffer) {
+        return FrameIndexReader.read(
+            pixels: base, layout: packed, width: width, height: height,
+            bytesPerRow: CVPixelBufferGetBytesPerRow(buffer))?
+            .index
+    }
+    guard let luma = CVPixelBufferGetBaseAddressOfPlane(buffer, 0) ?? CVPixelBufferGetBaseAddress(buffer) else {
+        return nil
+    }
+    let stride =
+        CVPixelBufferIsPlanar(buffer)
+        ? CVPixelBufferGetBytesPerRowOfPlane(buffer, 0) : CVPixelBufferGetBytesPerRow(buffer)
+    return FrameIndexReader.read(luma: luma, width: width, height: height, bytesPerRow: stride)?.index
+}
+
+/// Records delegate calls and the queue they came on.
+final class PullDelegateRecorder: AVPlayerItemOutputPullDelegate, @unchecked Sendable {
+    static let queueKey = DispatchSpecificKey<String>()
+    let queue: DispatchQueue
+    private let lock = NSLock()
+    private var flushes = 0
+    private var changes = 0
+    private var offQueue = 0
+    /// Called (on the delegate queue) for each media-data notice.
+    var onMediaDataWillChange: (@Sendable () -> Void)?
+
+    init(label: String = "oavf.test.pull-delegate") {
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: Self.queueKey, value: label)
+    }
+
+    private func noteQueue() {
+        if DispatchQueue.getSpecific(key: Self.queueKey) != queue.label { offQueue += 1 }
+    }
+
+    func outputSequenceWasFlushed(_ output: AVPlayerItemOutput) {
+        lock.withLock {
+            noteQueue()
+            flushes += 1
+        }
+    }
+
+    func outputMediaDataWillChange(_ sender: AVPlayerItemOutput) {
+        lock.withLock {
+            noteQueue()
+            changes += 1
+        }
+        onMediaDataWillChange?()
+    }
+
+    var counts: (flushes: Int, changes: Int, offQueue: Int) {
+        lock.withLock { (flushes, changes, offQueue) }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `avplay FILE` without a terminal: the `--events` JSON stream, help and bad input.
+final class AvplayPlayTests: XCTestCase {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs avplay with no terminal on stdin and the dummy audio driver; killed after `timeout` seconds.
+    func run(_ arguments: [String], timeout: TimeInterval = 20) throws -> Result {
+        let p = Process()
+        p.executableURL = AvplayInfoTests.binary
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(["SDL_AUDIODRIVER": "dummy"]) { _, new in new }
+        p.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let watchdog = DispatchWorkItem { [p] in if p.isRunning { p.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        // Read stderr on another thread so neither pipe can fill up and block avplay.
+        let errors = ErrorReader(err.fileHandleForReading)
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = errors.wait()
+        p.waitUntilExit()
+        watchdog.cancel()
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func test_events_readyTimesEndExit() throws {
+        let r = try run(["--events", try Fixtures.url(.videoOnly).path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = try r.stdout.split(separator: "\n").map { line in
+            try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        }
+        let names = events.compactMap { $0["event"] as? String }
+        XCTAssertEqual(names.count, events.count, "every line has an event name")
+
+        let ready = events.first { $0["event"] as? String == "status" && $0["status"] as? String == "readyToPlay" }
+        XCTAssertEqual(ready?["file"] as? String, "video_only.mp4", r.stdout)
+
+        // Periodic times every 0.5 s, increasing, covering the 3 s clip.
+        let times = events.filter { $0["event"] as? String == "time" }.compactMap { $0["time"] as? Double }
+        XCTAssertGreaterThanOrEqual(times.count, 5, r.stdout)
+        XCTAssertEqual(times, times.sorted(), "times increase")
+        XCTAssertGreaterThanOrEqual(times.last ?? 0, 2.5, r.stdout)
+
+        // The end, then the exit (last line) with status 0; no status line in this mode.
+        let end = try XCTUnwrap(names.firstIndex(of: "end"), r.stdout)
+        let readyIndex = try XCTUnwrap(names.firstIndex(of: "status"))
+        XCTAssertLessThan(readyIndex, end)
+        XCTAssertEqual(names.last, "exit")
+        XCTAssertEqual(events.last?["code"] as? Int, 0)
+        XCTAssertTrue(names.contains("rate"), r.stdout)
+        XCTAssertFalse(r.stderr.contains("video_only.mp4"), "no status line with --events: \(r.stderr)")
+    }
+
+    func test_events_badInput_errorEventAndExitOne() throws {
+        let r = try run(["--events", try Fixtures.url(.text).path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stdout.contains(#""event":"error""#), r.stdout)
+        XCTAssertTrue(r.stderr.contains("not a media file"), r.stderr)
+    }
+
+    func test_loop_playsTheItemAgain() throws {
+        // A 3 s clip looped for 7.5 s (then terminated): two ends, and a third replica playing.
+        let r = try run(["--loop", "--events", try Fixtures.url(.videoOnly).path], timeout: 7.5)
+        let lines = r.stdout.split(separator: "\n")
+        XCTAssertGreaterThanOrEqual(lines.filter { $0.contains(#""event":"end""#) }.count, 2, r.stdout)
+        XCTAssertTrue(lines.contains { $0.contains(#""index":2"#) && $0.contains("readyToPlay") }, r.stdout)
+    }
+
+    func test_badInputs_exitOneWithTheErrorsDescription() throws {
+        let missing = try Fixtures.directory().appendingPathComponent("missing.mp4").path
+        for args in [[try Fixtures.url(.text).path], [missing], ["--loop", missing], ["--quiet", missing]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("not a media file") || r.stderr.contains("doesn’t exist"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("Fatal error"), r.stderr)
+        }
+    }
+
+    func test_endStopsEarly_andUsageErrors() throws {
+        let start = Date()
+        let r = try run(["--quiet", "--no-audio", "--end", "1", try Fixtures.url(.h264AAC).path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 8, "--end 1 stops a 10 s file early")
+        XCTAssertEqual(try run(["--rate", "abc", "x.mp4"]).status, 2)
+        XCTAssertEqual(try run(["--bogus", "x.mp4"]).status, 2)
+        let help = try run(["--help"])
+        XCTAssertEqual(help.status, 0)
+        for section in ["Basic options:", "Keys", "--events", "--loop", "(default: 1)"] {
+            XCTAssertTrue(help.stdout.contains(section), section)
+        }
+    }
+}
+
+/// Reads a pipe to its end on a background thread.
+final class ErrorReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }
+    }
+
+    /// Everything read, once the pipe is closed.
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}

@@ -1,0 +1,171 @@
+import CoreVideo
+import Foundation
+import XCTest
+
+/// Counters a display-link callback writes on the link thread and the test reads.
+private final class TickLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stamps: [(now: CVTimeStamp, output: CVTimeStamp, entered: UInt64)] = []
+    private var inFlight = 0
+    private var overlaps = 0
+    /// Sleep inside each callback (seconds).
+    var work: Double = 0
+
+    func record(_ now: CVTimeStamp, _ output: CVTimeStamp) {
+        let entered = CVGetCurrentHostTime()
+        lock.withLock {
+            if inFlight > 0 { overlaps += 1 }
+            inFlight += 1
+            stamps.append((now, output, entered))
+        }
+        if work > 0 { Thread.sleep(forTimeInterval: work) }
+        lock.withLock { inFlight -= 1 }
+    }
+
+    var count: Int { lock.withLock { stamps.count } }
+    var all: [(now: CVTimeStamp, output: CVTimeStamp, entered: UInt64)] { lock.withLock { stamps } }
+    var isInFlight: Bool { lock.withLock { inFlight > 0 } }
+    var overlapCount: Int { lock.withLock { overlaps } }
+}
+
+/// The C-style callback (Apple's sample shape: a global function with the context pointer).
+private func logTick(
+    _ link: CVDisplayLink, _ inNow: UnsafePointer<CVTimeStamp>, _ inOutputTime: UnsafePointer<CVTimeStamp>,
+    _ flagsIn: CVOptionFlags, _ flagsOut: UnsafeMutablePointer<CVOptionFlags>, _ context: UnsafeMutableRawPointer?
+) -> CVReturn {
+    Unmanaged<TickLog>.fromOpaque(context!).takeUnretainedValue().record(inNow.pointee, inOutputTime.pointee)
+    return kCVReturnSuccess
+}
+
+final class CVDisplayLinkTests: XCTestCase {
+    private func makeLink() throws -> CVDisplayLink {
+        var link: CVDisplayLink?
+        XCTAssertEqual(CVDisplayLinkCreateWithActiveCGDisplays(&link), kCVReturnSuccess)
+        return try XCTUnwrap(link)
+    }
+
+    private func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { return XCTFail("timed out waiting for \(what)") }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+    }
+
+    func test_hostClock_isMonotonicNanoseconds() {
+        XCTAssertEqual(CVGetHostClockFrequency(), 1e9)
+        XCTAssertGreaterThanOrEqual(CVGetHostClockMinimumTimeDelta(), 1)
+        let a = CVGetCurrentHostTime()
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let b = UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        XCTAssertLessThanOrEqual(a, b)
+        XCTAssertLessThan(b - a, 50_000_000)
+    }
+
+    func test_startStop_returnCodes_periods_andTicksAt60Hz_withLowJitter() throws {
+        let link = try makeLink()
+        XCTAssertFalse(CVDisplayLinkIsRunning(link))
+        XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnDisplayLinkCallbacksNotSet)
+        XCTAssertEqual(CVDisplayLinkStop(link), kCVReturnDisplayLinkNotRunning)
+        let log = TickLog()
+        XCTAssertEqual(
+            CVDisplayLinkSetOutputCallback(link, logTick, Unmanaged.passUnretained(log).toOpaque()), kCVReturnSuccess)
+        XCTAssertEqual(
+            CVDisplayLinkGetNominalOutputVideoRefreshPeriod(link), CVTime(timeValue: 1, timeScale: 60, flags: 0))
+        XCTAssertEqual(CVDisplayLinkGetActualOutputVideoRefreshPeriod(link), 0, "not running")
+        let started = CVGetCurrentHostTime()
+        XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnSuccess)
+        XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnDisplayLinkAlreadyRunning)
+        XCTAssertTrue(CVDisplayLinkIsRunning(link))
+        wait("90 ticks") { log.count >= 90 }
+        XCTAssertEqual(CVDisplayLinkGetActualOutputVideoRefreshPeriod(link), 1.0 / 60, accuracy: 0.002)
+        var current = CVTimeStamp()
+        XCTAssertEqual(CVDisplayLinkGetCurrentTime(link, &current), kCVReturnSuccess)
+        XCTAssertGreaterThanOrEqual(current.videoTime, 89)
+        XCTAssertEqual(CVDisplayLinkStop(link), kCVReturnSuccess)
+        XCTAssertFalse(CVDisplayLinkIsRunning(link))
+        let stoppedAt = log.count
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(log.count, stoppedAt, "no callback after Stop returned")
+
+        let ticks = log.all
+        let period: UInt64 = 16_666_666
+        var lateness: [Double] = []
+        for (i, tick) in ticks.enumerated() {
+            let flags = CVTimeStampFlags(rawValue: tick.now.flags)
+            XCTAssertTrue(flags.contains(.hostTimeValid) && flags.contains(.videoTimeValid))
+            XCTAssertEqual(tick.now.videoTimeScale, 60)
+            XCTAssertEqual(tick.now.videoRefreshPeriod, 1)
+            XCTAssertEqual(tick.output.videoTime, tick.now.videoTime + 1)
+            // The output time is the next refresh: one period after "now".
+            XCTAssertEqual(Double(tick.output.hostTime - tick.now.hostTime), Double(period), accuracy: 2)
+            XCTAssertGreaterThanOrEqual(tick.entered, tick.now.hostTime, "never called before its time")
+            if i > 0 { XCTAssertGreaterThan(tick.now.videoTime, ticks[i - 1].now.videoTime) }
+            lateness.append(Double(tick.entered - tick.now.hostTime) / 1e6)
+        }
+        XCTAssertGreaterThan(ticks[0].now.hostTime, started)
+        let skipped = Int(ticks.last!.now.videoTime - ticks[0].now.videoTime) + 1 - ticks.count
+        let mean = lateness.reduce(0, +) / Double(lateness.count)
+        let worst = lateness.max() ?? 0
+        print(
+            String(
+                format: "CVDisplayLink jitter over %d ticks: mean %.3f ms, max %.3f ms, %d skipped", ticks.count,
+                mean, worst, skipped))
+        XCTAssertLessThan(mean, 4, "mean lateness (ms)")
+        XCTAssertLessThanOrEqual(skipped, 5)
+    }
+
+    func test_callbacksNeverOverlap_andStopWaitsForTheCallbackInFlight() throws {
+        let link = try makeLink()
+        let log = TickLog()
+        log.work = 0.030  // longer than a period: ticks are skipped, never stacked
+        CVDisplayLinkSetOutputHandler(link) { _, now, output, _, _ in
+            log.record(now.pointee, output.pointee)
+            return kCVReturnSuccess
+        }
+        CVDisplayLinkStart(link)
+        for _ in 0..<5 {
+            wait("a callback in flight") { log.isInFlight }
+            XCTAssertEqual(CVDisplayLinkStop(link), kCVReturnSuccess)
+            XCTAssertFalse(log.isInFlight, "Stop returned while a callback was running")
+            XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnSuccess)
+        }
+        CVDisplayLinkStop(link)
+        XCTAssertEqual(log.overlapCount, 0)
+    }
+
+    func test_stopFromInsideTheCallback_returnsAtOnce_andRestartWorks() throws {
+        let link = try makeLink()
+        let calls = TickLog()
+        CVDisplayLinkSetOutputHandler(link) { link, now, output, _, _ in
+            calls.record(now.pointee, output.pointee)
+            XCTAssertEqual(CVDisplayLinkStop(link), kCVReturnSuccess)
+            return kCVReturnSuccess
+        }
+        CVDisplayLinkStart(link)
+        wait("first callback") { calls.count == 1 }
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(calls.count, 1, "no callback after stopping from inside")
+        XCTAssertFalse(CVDisplayLinkIsRunning(link))
+        XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnSuccess)
+        wait("restarted") { calls.count == 2 }
+    }
+
+    func test_releasedRunningLink_stops() throws {
+        let log = TickLog()
+        do {
+            let link = try makeLink()
+            CVDisplayLinkSetOutputHandler(link) { _, now, output, _, _ in
+                log.record(now.pointee, output.pointee)
+                return kCVReturnSuccess
+            }
+            CVDisplayLinkStart(link)
+            wait("ticking") { log.count >= 2 }
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        let count = log.count
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(log.count, count, "a released link does not keep ticking")
+    }
+}
