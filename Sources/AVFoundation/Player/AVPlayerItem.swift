@@ -61,6 +61,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var startsOnFirstEligibleVariant = false
         var textStyleRules: [AVTextStyleRule]?
         var selection: AVMutableMediaSelection?
+        var audioMix: AVAudioMix?
         var collectors: [AVPlayerItemMediaDataCollector] = []
         var outputs: [AVPlayerItemOutput] = []
         weak var player: AVPlayer?
@@ -256,6 +257,31 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
+    /// Per-track volume over time for playback (a copy is kept; changing the mix you passed has
+    /// no effect until you set it again). Applies to the audio track being played.
+    open var audioMix: AVAudioMix? {
+        get { access(\.audioMix) { $0.audioMix } }
+        set {
+            let copy = newValue?.copy() as? AVAudioMix
+            set(\.audioMix) { $0.audioMix = copy }
+            applyAudioMix()
+        }
+    }
+
+    /// Gives the engine the volume curve of the audio track played now.
+    func applyAudioMix(audioStream: Int? = nil) {
+        guard let session = read({ $0.session }) else { return }
+        let mix = read { $0.audioMix }
+        let index = audioStream ?? session.descriptor.audioStream
+        guard let mix, let index,
+            let trackID = asset.loader.loaded?.tracks.first(where: { $0.streamIndex == index })?.trackID
+        else {
+            session.volumeCurve = nil
+            return
+        }
+        session.volumeCurve = mix.volumeCurve(for: trackID)
+    }
+
     // MARK: Time
 
     /// The item's current time (not key-value observable, as on Apple's systems).
@@ -345,6 +371,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         for t in tracks where t.assetTrack?.mediaType == .audio {
             t.setEnabledSilently(t.assetTrack?.streamIndex == audio)
         }
+        applyAudioMix(audioStream: audio)
         engine.setStreams(session, video: video, audio: audio)
     }
 
@@ -511,6 +538,7 @@ extension AVPlayerItem {
             s.readyDate = now
             s.status = .readyToPlay
         }
+        applyAudioMix()
         let start = read { $0.startTime }
         if start > .zero, let (session, engine) = sessionAndEngine() {
             engine.seek(session, to: start, exact: true, completion: nil)

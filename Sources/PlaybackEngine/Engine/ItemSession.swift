@@ -176,6 +176,14 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
     }
 
+    /// The played audio track's volume over time (AVAudioMix); nil for unity. Read by the audio
+    /// renderer on the device thread, set by the facade from any thread.
+    package var volumeCurve: VolumeCurve? {
+        get { lock.withLock { _volumeCurve } }
+        set { lock.withLock { _volumeCurve = newValue.flatMap { $0.isUnity ? nil : $0 } } }
+    }
+    private var _volumeCurve: VolumeCurve?
+
     /// Whether ``stop()`` was called.
     package var isStopped: Bool { lock.withLock { stopped } }
 

@@ -206,6 +206,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     ) -> (Int, CMTime?) {
         let channels = format.channelCount
         let sampleRate = Int32(format.sampleRate)
+        let curve = session.volumeCurve
         var written = 0
         var first: CMTime?
         while written < frameCount {
@@ -222,6 +223,17 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
             if first == nil { first = start }
             frame.samples.withUnsafeBufferPointer { src in
                 (buffer + written * channels).update(from: src.baseAddress! + offset * channels, count: n * channels)
+            }
+            if let curve {
+                // The audio mix's volume at each sample's item time.
+                let t0 = start.seconds
+                let dt = 1 / Double(sampleRate)
+                let out = buffer + written * channels
+                for i in 0..<n {
+                    let g = curve.value(at: t0 + Double(i) * dt)
+                    if g == 1 { continue }
+                    for c in 0..<channels { out[i * channels + c] *= g }
+                }
             }
             offset += n
             written += n
