@@ -62,12 +62,17 @@ struct VirtualPlayer {
     let frames: FrameRecorder
     let clock: VirtualClock
 
-    init(queue: Bool = false, mode: VirtualClock.Mode = .untimed) {
+    /// `captureAudio: false` discards audio (a NullAudioSink) — for long runs whose memory is measured.
+    init(queue: Bool = false, mode: VirtualClock.Mode = .untimed, captureAudio: Bool = true) {
         let clock = VirtualClock(mode: mode)
         let audio = CapturingAudioSink()
         player = queue ? AVQueuePlayer() : AVPlayer()
         player.sourceClock = clock
-        player.audioSinkOverride = { audio }
+        if captureAudio {
+            player.audioSinkOverride = { audio }
+        } else {
+            player.audioSinkOverride = { NullAudioSink() }
+        }
         self.audio = audio
         self.frames = FrameRecorder()
         self.clock = clock

@@ -173,10 +173,24 @@ package final class PlayerEngine: @unchecked Sendable {
                 currentChanged(from: oldCurrent)
             }
             let keep = Set(sessions.map(\.id))
-            return old.filter { !keep.contains($0.id) }
+            let gone = old.filter { !keep.contains($0.id) }
+            for s in gone { forget(s.id) }
+            return gone
         }
         for s in removed { s.stop() }
         wake()
+    }
+
+    /// Drops the bookkeeping of a session that left the queue (lock held).
+    private func forget(_ id: UUID) {
+        ready.remove(id)
+        preparing.remove(id)
+        failed.remove(id)
+        ended.remove(id)
+        shownFirstFrame.remove(id)
+        forwardEnd[id] = nil
+        lastBuffer[id] = nil
+        lastTimeBySession[id] = nil
     }
 
     /// Called with the lock held when the current session changed.
@@ -1163,6 +1177,7 @@ package final class PlayerEngine: @unchecked Sendable {
                 renderer.setActive(false)
             case .advance:
                 let old = queue.removeFirst()
+                forget(old.id)
                 next = queue.first
                 playing = false
                 currentChanged(from: old)
