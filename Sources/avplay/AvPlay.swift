@@ -10,6 +10,9 @@ struct AvPlay {
     static let usage = """
         Usage:   avplay [play] [options] FILE|URL [FILE|URL …]
                  avplay info [--json] FILE|URL
+                 avplay frame FILE|URL --at T [--exact] [--size WxH] -o OUT.png
+                 avplay thumbs FILE|URL (--count N | --every T) [--width W] -o OUT.png
+                 avplay decode-bench FILE|URL
 
         Plays the inputs in order (an AVQueuePlayer) with sound and a status line on the terminal:
         state, time / duration, progress and buffered range, rate, volume, A/V tracks, dropped frames,
@@ -52,6 +55,17 @@ struct AvPlay {
                               language), metadata and media selection groups
          --json               one JSON object instead of text
 
+        Frames (an AVPlayer on a manual virtual clock, nothing plays in real time; PNG by FFmpeg's encoder):
+         avplay frame FILE    writes the picture shown at --at T seconds to the PNG file -o OUT and prints its
+                              own time; --exact seeks frame-exactly (zero tolerances), without it the seek
+                              lands on a nearby keyframe (fast); --size WxH scales the picture
+         avplay thumbs FILE   a contact sheet: --count N pictures at i × duration / N, or one --every T
+                              seconds, taken with exact seeks, each --width W pixels wide (default 320) with
+                              its time drawn below; a grid of ⌈√n⌉ columns, cells 4 px apart, 20 px labels
+         avplay decode-bench FILE
+                              takes every picture as BGRA through an AVPlayerItemVideoOutput as fast as
+                              possible and prints the count and frames per second (for make bench)
+
         Environment:
          SDL_AUDIODRIVER      SDL's audio driver: dummy discards sound (use it without a sound card),
                               disk writes it to SDL_DISKAUDIOFILE; without any audio device the
@@ -81,6 +95,15 @@ struct AvPlay {
         case "info":
             args.removeFirst()
             exit(await InfoCommand.run(args))
+        case "frame":
+            args.removeFirst()
+            exit(await FrameCommand.run(args))
+        case "thumbs":
+            args.removeFirst()
+            exit(await ThumbsCommand.run(args))
+        case "decode-bench":
+            args.removeFirst()
+            exit(await DecodeBenchCommand.run(args))
         default:
             if command == "play" { args.removeFirst() }
             guard let options = PlayCommand.parse(args) else {
