@@ -29,6 +29,7 @@ struct AvPlay {
          --exact              exact seeks (zero tolerances) from the start instead of fast ones (default: no)
          --loop               loop the first input forever (AVPlayerLooper; other inputs are ignored)
          --quiet              no status line
+         --no-window          no video window (default: a window when DISPLAY or WAYLAND_DISPLAY is set)
          --events             print one JSON object per line on stdout instead of the status line: status
                               changes, time every 0.5 s, rate and timeControlStatus changes, end, errors,
                               exit. Each has "event" and, when about an item, "index" and "file".

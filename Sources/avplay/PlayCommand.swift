@@ -20,6 +20,7 @@ enum PlayCommand {
         var exact = false
         var noAudio = false
         var events = false
+        var noWindow = false
     }
 
     /// Parses the play command's arguments; nil (after saying why) on a usage error.
@@ -57,6 +58,7 @@ enum PlayCommand {
             case "--loop": o.loop = true
             case "--exact": o.exact = true
             case "--no-audio": o.noAudio = true
+            case "--no-window": o.noWindow = true
             case "--events": o.events = true
             default:
                 if a.hasPrefix("-") && a != "-" {
@@ -71,7 +73,7 @@ enum PlayCommand {
     }
 
     /// What keeps playing until the process exits.
-    @MainActor private static var running: (session: PlaySession, looper: AVPlayerLooper?)?
+    @MainActor private static var running: (session: PlaySession, looper: AVPlayerLooper?, layer: AVPlayerLayer?)?
 
     /// Runs the player; never returns (exits the process when the queue is done, or on `q`).
     @MainActor
@@ -111,8 +113,14 @@ enum PlayCommand {
         player.volume = options.volume
         player.isMuted = options.muted || options.noAudio
 
+        // A window (AVPlayerLayer) when a display exists; the layer opens it on the first picture.
+        var layer: AVPlayerLayer?
+        let env = ProcessInfo.processInfo.environment
+        if !options.noWindow, env["DISPLAY"] != nil || env["WAYLAND_DISPLAY"] != nil {
+            layer = AVPlayerLayer(player: player)
+        }
         let session = PlaySession(player: player, options: options)
-        running = (session, looper)
+        running = (session, looper, layer)
         session.start()
         if TerminalInput.isInteractive {
             TerminalInput.enterRawMode()

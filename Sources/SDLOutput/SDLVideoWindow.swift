@@ -1,0 +1,464 @@
+import CSDL2
+import CoreMedia
+import CoreVideo
+import FFmpegBridge
+import Foundation
+import PlaybackEngine
+
+/// A desktop window showing the pictures the engine presents: a ``VideoFrameSink`` drawing with an SDL renderer.
+///
+/// Threads:
+/// - ``present(_:itemTime:session:)`` runs on the engine thread and only drops the picture into a one-slot mailbox
+///   (the latest picture wins; a short lock, never a wait), so a slow display cannot hold up playback.
+/// - Every SDL video call happens on one process-wide window thread (``SDLVideoThread``), which owns every window,
+///   renderer and texture, uploads the newest picture of each window, letterboxes it per ``Gravity``, presents
+///   (with vsync when the renderer offers it) and pumps SDL events: a resize redraws, a close request hides the
+///   window. The thread starts with the first open window and ends, quitting SDL's video subsystem, once the last
+///   window is closed.
+/// - The other methods may be called from any thread.
+///
+/// Nothing is shown when no display is configured (``isDisplayConfigured``) or SDL's video subsystem cannot start;
+/// the window then silently drops pictures. Pictures in `'y420'` / `'f420'` (planar 4:2:0, uploaded to an IYUV
+/// streaming texture), `'420v'` / `'420f'` (NV12) and `'BGRA'` are drawn as they are; grey (`'L008'`), `'RGBA'`
+/// and `'ARGB'` are converted to BGRA with libswscale on the window thread; other formats are not drawn.
+package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
+    /// How the picture fills the window (AVFoundation's video gravity).
+    package enum Gravity: Sendable {
+        /// Whole picture, aspect kept, letterboxed.
+        case resizeAspect
+        /// Window filled, aspect kept, picture cropped.
+        case resizeAspectFill
+        /// Window filled, picture stretched.
+        case resize
+    }
+
+    /// What the window drew last, read back from the renderer (for tests).
+    package struct Snapshot: Sendable {
+        /// The renderer's output, 4 bytes a pixel in B, G, R, A order, `width * 4` bytes a row.
+        package var pixels: [UInt8]
+        package var width: Int
+        package var height: Int
+        /// Where the picture was drawn, in output pixels (may reach outside the output with `.resizeAspectFill`).
+        package var videoRect: (x: Int, y: Int, width: Int, height: Int)
+        /// The item time of the picture drawn.
+        package var itemTime: CMTime
+    }
+
+    /// Whether a display is configured for SDL: `DISPLAY` or `WAYLAND_DISPLAY` set, or `SDL_VIDEODRIVER` chosen
+    /// explicitly. Without one no window is attempted (SDL would otherwise probe a console driver such as KMSDRM).
+    package static var isDisplayConfigured: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return ["DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"].contains { !(environment[$0] ?? "").isEmpty }
+    }
+
+    /// Whether the window thread is running (it holds SDL's video subsystem and a display connection).
+    package static var isWindowThreadRunning: Bool { SDLVideoThread.shared.isRunning }
+
+    /// Guards the mailbox `var`s below (window thread and callers).
+    private let lock = NSLock()
+    private let snapshotReady = NSCondition()
+    /// Guarded by `lock`.
+    private var pending: (buffer: CVPixelBuffer, time: CMTime)?
+    private var title: String
+    private var contentSize: (width: Int, height: Int)?
+    private var displaySize: (width: Double, height: Double)?
+    private var rotation = 0
+    private var gravity = Gravity.resizeAspect
+    private var requestedSize: (width: Int, height: Int)?
+    /// Settings changed since the window thread last looked.
+    private var settingsChanged = true
+    /// Guarded by `snapshotReady`.
+    private var snapshotRequested = false
+    private var snapshot: Snapshot?
+
+    // Window thread only.
+    private var window: OpaquePointer?
+    private var renderer: OpaquePointer?
+    private var texture: OpaquePointer?
+    private var textureFormat: (format: UInt32, width: Int, height: Int)?
+    /// Converts pictures SDL cannot take (grey, RGBA, ARGB) to BGRA; made on first need.
+    private var scaler: Scaler?
+    private var shown: (buffer: CVPixelBuffer, time: CMTime)?
+    private var needsDraw = false
+    /// The window could not be made (nothing more is tried until it is closed and opened again).
+    private var failed = false
+    /// The user closed the window: it stays hidden, and nothing is drawn.
+    private var hidden = false
+    private var windowTitle = ""
+    private var windowGravity = Gravity.resizeAspect
+    private var windowDisplaySize: (width: Double, height: Double)?
+    private var windowRotation = 0
+
+    /// A window titled `title`; it opens with the first picture presented, sized ``setContentSize(width:height:)``
+    /// (else the picture's size).
+    package init(title: String) {
+        self.title = title
+    }
+
+    // MARK: Any thread
+
+    /// The window's title.
+    package func setTitle(_ newTitle: String) {
+        lock.withLock {
+            title = newTitle
+            settingsChanged = true
+        }
+    }
+
+    /// The size the window opens with (ignored once it is open).
+    package func setContentSize(width: Int, height: Int) {
+        lock.withLock { contentSize = width > 0 && height > 0 ? (width, height) : nil }
+    }
+
+    /// Resizes the open window (as a user dragging its border would); the picture is letterboxed again.
+    package func resize(width: Int, height: Int) {
+        guard width > 0, height > 0 else { return }
+        lock.withLock {
+            requestedSize = (width, height)
+            settingsChanged = true
+        }
+    }
+
+    /// How the picture fills the window.
+    package func setGravity(_ newGravity: Gravity) {
+        lock.withLock {
+            gravity = newGravity
+            settingsChanged = true
+        }
+    }
+
+    /// The picture's display size (after pixel aspect ratio and rotation; nil: its pixel size) and its clockwise
+    /// rotation in degrees (a multiple of 90).
+    package func setDisplayGeometry(size: (width: Double, height: Double)?, rotation degrees: Int) {
+        lock.withLock {
+            displaySize = size.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil }
+            rotation = ((degrees % 360) + 360) % 360 / 90 * 90
+            settingsChanged = true
+        }
+    }
+
+    /// Starts showing pictures (registers with the window thread). Called again after ``close()`` it reopens.
+    package func open() {
+        SDLVideoThread.shared.register(self)
+    }
+
+    /// Closes the window (on the window thread, soon) and forgets the picture.
+    package func close() {
+        lock.withLock { pending = nil }
+        SDLVideoThread.shared.unregister(self)
+    }
+
+    /// The renderer's output as drawn next (waits for the next draw, up to `timeout` seconds); nil without a
+    /// window or on timeout. A test hook; never call it on the engine thread.
+    package func readBack(timeout: TimeInterval) -> Snapshot? {
+        let deadline = Date().addingTimeInterval(timeout)
+        snapshotReady.lock()
+        defer { snapshotReady.unlock() }
+        snapshot = nil
+        snapshotRequested = true
+        lock.withLock { settingsChanged = true }
+        while snapshot == nil {
+            if !snapshotReady.wait(until: deadline) { break }
+        }
+        snapshotRequested = false
+        return snapshot
+    }
+
+    // MARK: VideoFrameSink (engine thread)
+
+    package func present(_ frame: VideoFrame, itemTime: CMTime, session: ItemSession) {
+        show(frame.pixelBuffer, itemTime: itemTime)
+    }
+
+    /// Shows `buffer` (item time `itemTime`) next, replacing any picture not yet drawn. Never waits.
+    package func show(_ buffer: CVPixelBuffer, itemTime: CMTime) {
+        lock.withLock { pending = (buffer, itemTime) }
+    }
+
+    /// Keeps showing the last picture (as a player does across a seek) until the next one arrives.
+    package func flush(session: ItemSession?) {}
+
+    // MARK: Window thread
+
+    /// Takes the mailbox and draws if anything changed.
+    fileprivate func service() {
+        lock.lock()
+        let (picture, changed, title, contentSize) = (pending, settingsChanged, self.title, self.contentSize)
+        let (gravity, displaySize, rotation) = (self.gravity, self.displaySize, self.rotation)
+        let resize = window == nil ? nil : requestedSize
+        if resize != nil { requestedSize = nil }
+        pending = nil
+        settingsChanged = false
+        lock.unlock()
+        if let picture {
+            shown = picture
+            needsDraw = true
+        }
+        if changed {
+            windowGravity = gravity
+            windowDisplaySize = displaySize
+            windowRotation = rotation
+            needsDraw = true
+        }
+        guard let shown, needsDraw, !failed, !hidden else { return }
+        if window == nil {
+            let size =
+                contentSize
+                ?? displaySize.map { (Int($0.width.rounded()), Int($0.height.rounded())) }
+                ?? (CVPixelBufferGetWidth(shown.buffer), CVPixelBufferGetHeight(shown.buffer))
+            guard createWindow(title: title, width: size.0, height: size.1) else {
+                failed = true
+                return
+            }
+        }
+        if let window, let resize {
+            SDL_SetWindowSize(window, Int32(clamping: resize.width), Int32(clamping: resize.height))
+        }
+        if let window, title != windowTitle {
+            SDL_SetWindowTitle(window, title)
+            windowTitle = title
+        }
+        if picture != nil || texture == nil { upload(shown.buffer) }
+        draw(time: shown.time)
+        needsDraw = false
+    }
+
+    /// Handles an event addressed to this window.
+    fileprivate func handle(_ event: SDL_WindowEvent) {
+        switch UInt32(event.event) {
+        case SDL_WINDOWEVENT_CLOSE.rawValue:
+            if let window { SDL_HideWindow(window) }
+            hidden = true
+        case SDL_WINDOWEVENT_SIZE_CHANGED.rawValue, SDL_WINDOWEVENT_RESIZED.rawValue, SDL_WINDOWEVENT_EXPOSED.rawValue:
+            needsDraw = true
+        default:
+            break
+        }
+    }
+
+    /// The SDL id of the window, if open.
+    fileprivate var windowID: UInt32? { window.map { SDL_GetWindowID($0) } }
+
+    private func createWindow(title: String, width: Int, height: Int) -> Bool {
+        let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
+        let position = Int32(bitPattern: SDL_WINDOWPOS_UNDEFINED_MASK)
+        guard
+            let window = SDL_CreateWindow(
+                title, position, position, Int32(clamping: max(width, 16)), Int32(clamping: max(height, 16)), flags)
+        else { return false }
+        let vsync = SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue
+        guard let renderer = SDL_CreateRenderer(window, -1, vsync) ?? SDL_CreateRenderer(window, -1, 0) else {
+            SDL_DestroyWindow(window)
+            return false
+        }
+        self.window = window
+        self.renderer = renderer
+        windowTitle = title
+        return true
+    }
+
+    /// Copies `buffer` into the streaming texture (recreated when the format or size changes).
+    private func upload(_ picture: CVPixelBuffer) {
+        guard let renderer else { return }
+        var buffer = picture
+        if !Self.drawnFormats.contains(CVPixelBufferGetPixelFormatType(buffer)) {
+            guard Scaler.supportedInputPixelFormatTypes.contains(CVPixelBufferGetPixelFormatType(buffer)),
+                let converted = convertToBGRA(buffer)
+            else { return }
+            buffer = converted
+        }
+        let (width, height) = (CVPixelBufferGetWidth(buffer), CVPixelBufferGetHeight(buffer))
+        let sdlFormat: UInt32
+        switch CVPixelBufferGetPixelFormatType(buffer) {
+        case kCVPixelFormatType_420YpCbCr8Planar, kCVPixelFormatType_420YpCbCr8PlanarFullRange:
+            sdlFormat = SDL_PIXELFORMAT_IYUV.rawValue
+        case kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange, kCVPixelFormatType_420YpCbCr8BiPlanarFullRange:
+            sdlFormat = SDL_PIXELFORMAT_NV12.rawValue
+        case kCVPixelFormatType_32BGRA:
+            sdlFormat = SDL_PIXELFORMAT_ARGB8888.rawValue  // B, G, R, A in memory on little-endian hosts
+        default:
+            return
+        }
+        if textureFormat.map({ $0 != (sdlFormat, width, height) }) ?? true {
+            if let texture { SDL_DestroyTexture(texture) }
+            texture = SDL_CreateTexture(
+                renderer, sdlFormat, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(width), Int32(height))
+            textureFormat = texture == nil ? nil : (sdlFormat, width, height)
+        }
+        guard let texture else { return }
+        CVPixelBufferLockBaseAddress(buffer, .readOnly)
+        defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
+        func plane(_ i: Int) -> (UnsafePointer<UInt8>?, Int32) {
+            let base = CVPixelBufferGetBaseAddressOfPlane(buffer, i)?.assumingMemoryBound(to: UInt8.self)
+            return (UnsafePointer(base), Int32(CVPixelBufferGetBytesPerRowOfPlane(buffer, i)))
+        }
+        switch sdlFormat {
+        case SDL_PIXELFORMAT_IYUV.rawValue:
+            let (y, u, v) = (plane(0), plane(1), plane(2))
+            SDL_UpdateYUVTexture(texture, nil, y.0, y.1, u.0, u.1, v.0, v.1)
+        case SDL_PIXELFORMAT_NV12.rawValue:
+            let (y, uv) = (plane(0), plane(1))
+            SDL_UpdateNVTexture(texture, nil, y.0, y.1, uv.0, uv.1)
+        default:
+            guard let base = CVPixelBufferGetBaseAddress(buffer) else { return }
+            SDL_UpdateTexture(texture, nil, base, Int32(CVPixelBufferGetBytesPerRow(buffer)))
+        }
+    }
+
+    /// The formats uploaded as they are.
+    private static let drawnFormats: Set<OSType> = [
+        kCVPixelFormatType_420YpCbCr8Planar, kCVPixelFormatType_420YpCbCr8PlanarFullRange,
+        kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange, kCVPixelFormatType_420YpCbCr8BiPlanarFullRange,
+        kCVPixelFormatType_32BGRA,
+    ]
+
+    private func convertToBGRA(_ buffer: CVPixelBuffer) -> CVPixelBuffer? {
+        if scaler == nil { scaler = try? Scaler(outputPixelFormatType: kCVPixelFormatType_32BGRA) }
+        return try? scaler?.convert(pixelBuffer: buffer)
+    }
+
+    /// Clears to black, draws the texture per gravity and rotation, answers a pending read-back, presents.
+    private func draw(time: CMTime) {
+        guard let renderer else { return }
+        var outputWidth: Int32 = 0
+        var outputHeight: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        var rect = SDL_Rect()
+        if let texture, let format = textureFormat {
+            let quarterTurn = windowRotation == 90 || windowRotation == 270
+            let pictureSize =
+                windowDisplaySize
+                ?? (quarterTurn
+                    ? (Double(format.height), Double(format.width)) : (Double(format.width), Double(format.height)))
+            let shownRect = Self.videoRect(
+                picture: pictureSize, output: (Double(outputWidth), Double(outputHeight)), gravity: windowGravity)
+            rect = SDL_Rect(
+                x: Int32(shownRect.x.rounded()), y: Int32(shownRect.y.rounded()),
+                w: Int32(shownRect.width.rounded()), h: Int32(shownRect.height.rounded()))
+            // The texture is drawn unrotated into a rect of swapped sides about the same centre, then turned.
+            var destination = rect
+            if quarterTurn {
+                destination.x = rect.x + (rect.w - rect.h) / 2
+                destination.y = rect.y + (rect.h - rect.w) / 2
+                destination.w = rect.h
+                destination.h = rect.w
+            }
+            SDL_RenderCopyEx(renderer, texture, nil, &destination, Double(windowRotation), nil, SDL_FLIP_NONE)
+        }
+        answerReadBack(renderer, width: Int(outputWidth), height: Int(outputHeight), rect: rect, time: time)
+        SDL_RenderPresent(renderer)
+    }
+
+    private func answerReadBack(_ renderer: OpaquePointer, width: Int, height: Int, rect: SDL_Rect, time: CMTime) {
+        snapshotReady.lock()
+        defer { snapshotReady.unlock() }
+        guard snapshotRequested, snapshot == nil, width > 0, height > 0 else { return }
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        let status = pixels.withUnsafeMutableBytes {
+            SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_ARGB8888.rawValue, $0.baseAddress, Int32(width * 4))
+        }
+        guard status == 0 else { return }
+        snapshot = Snapshot(
+            pixels: pixels, width: width, height: height,
+            videoRect: (Int(rect.x), Int(rect.y), Int(rect.w), Int(rect.h)), itemTime: time)
+        snapshotReady.broadcast()
+    }
+
+    /// Releases the texture, renderer and window.
+    fileprivate func destroy() {
+        if let texture { SDL_DestroyTexture(texture) }
+        if let renderer { SDL_DestroyRenderer(renderer) }
+        if let window { SDL_DestroyWindow(window) }
+        (texture, renderer, window, textureFormat, shown, scaler) = (nil, nil, nil, nil, nil, nil)
+        (failed, hidden, needsDraw) = (false, false, false)
+    }
+
+    /// Where a picture of display size `picture` is drawn in `output` for `gravity` (AVFoundation's videoRect).
+    package static func videoRect(
+        picture: (width: Double, height: Double), output: (width: Double, height: Double), gravity: Gravity
+    ) -> (x: Double, y: Double, width: Double, height: Double) {
+        guard picture.width > 0, picture.height > 0, output.width > 0, output.height > 0 else { return (0, 0, 0, 0) }
+        if gravity == .resize { return (0, 0, output.width, output.height) }
+        let fit = min(output.width / picture.width, output.height / picture.height)
+        let fill = max(output.width / picture.width, output.height / picture.height)
+        let scale = gravity == .resizeAspect ? fit : fill
+        let (w, h) = (picture.width * scale, picture.height * scale)
+        return ((output.width - w) / 2, (output.height - h) / 2, w, h)
+    }
+}
+
+/// The one thread that makes SDL video calls: owns every ``SDLVideoWindow``'s SDL objects and pumps SDL events.
+///
+/// Started by the first registered window; it initialises SDL's video subsystem on itself (through
+/// `SDLSubsystem`), and when no windows remain it destroys what it owns, quits the subsystem and ends. If the
+/// subsystem cannot start, the thread ends at once and windows stay dark until registered again.
+final class SDLVideoThread: @unchecked Sendable {
+    static let shared = SDLVideoThread()
+
+    /// Guards the `var`s below.
+    private let lock = NSLock()
+    private var windows: [ObjectIdentifier: SDLVideoWindow] = [:]
+    /// Unregistered windows whose SDL objects the thread still has to destroy.
+    private var retiring: [SDLVideoWindow] = []
+    private var running = false
+
+    var isRunning: Bool { lock.withLock { running } }
+
+    func register(_ window: SDLVideoWindow) {
+        guard SDLVideoWindow.isDisplayConfigured else { return }
+        let start: Bool = lock.withLock {
+            windows[ObjectIdentifier(window)] = window
+            retiring.removeAll { $0 === window }
+            defer { running = true }
+            return !running
+        }
+        if start {
+            let thread = Thread { [self] in run() }
+            thread.name = "OpenAVFoundation.SDLVideo"
+            thread.start()
+        }
+    }
+
+    func unregister(_ window: SDLVideoWindow) {
+        lock.withLock {
+            guard windows.removeValue(forKey: ObjectIdentifier(window)) != nil else { return }
+            if running { retiring.append(window) }
+        }
+    }
+
+    private func run() {
+        if SDLSubsystem.acquire(SDL_INIT_VIDEO) != nil {
+            lock.withLock {
+                running = false
+                retiring = []
+            }
+            return
+        }
+        var event = SDL_Event()
+        while true {
+            let work: (active: [SDLVideoWindow], retired: [SDLVideoWindow])? = lock.withLock {
+                let work = (Array(windows.values), retiring)
+                retiring = []
+                if work.0.isEmpty && work.1.isEmpty {
+                    // Quit while holding the lock so a window registering now starts a thread that re-initialises.
+                    SDLSubsystem.release(SDL_INIT_VIDEO)
+                    running = false
+                    return nil
+                }
+                return work
+            }
+            guard let (active, retired) = work else { return }
+            for window in retired { window.destroy() }
+            for window in active { window.service() }
+            guard SDL_WaitEventTimeout(&event, 4) != 0 else { continue }
+            repeat {
+                if event.type == SDL_WINDOWEVENT.rawValue {
+                    let id = event.window.windowID
+                    active.first { $0.windowID == id }?.handle(event.window)
+                }
+            } while SDL_PollEvent(&event) != 0
+        }
+    }
+}

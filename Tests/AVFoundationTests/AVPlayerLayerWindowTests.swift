@@ -1,0 +1,121 @@
+import Foundation
+import PlaybackEngine
+import SDLOutput
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// `AVPlayerLayer` drawing into a real SDL window on a private Xvfb display, read back from the renderer.
+///
+/// Skipped when `Xvfb` is not installed. The display is `:97`; `DISPLAY` is set for this process only while the
+/// test runs, and the server is stopped only after the window thread has let go of it (Xlib exits the process
+/// when its server disappears).
+final class AVPlayerLayerWindowTests: XCTestCase {
+    private static let display = ":97"
+    private var server: Process?
+    private var previousDisplay: String?
+
+    override func setUpWithError() throws {
+        let xvfb = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let xvfb else { throw XCTSkip("Xvfb is not installed") }
+        let socket = "/tmp/.X11-unix/X" + Self.display.dropFirst()
+        guard !FileManager.default.fileExists(atPath: socket) else {
+            throw XCTSkip("display \(Self.display) is already in use")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: xvfb)
+        process.arguments = [Self.display, "-screen", "0", "800x600x24", "-nolisten", "tcp"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        server = process
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date() < deadline, process.isRunning else { throw XCTSkip("Xvfb did not start") }
+            usleep(20_000)
+        }
+        previousDisplay = ProcessInfo.processInfo.environment["DISPLAY"]
+        setenv("DISPLAY", Self.display, 1)
+    }
+
+    override func tearDown() {
+        let deadline = Date().addingTimeInterval(10)
+        while SDLVideoWindow.isWindowThreadRunning && Date() < deadline { usleep(10_000) }
+        XCTAssertFalse(SDLVideoWindow.isWindowThreadRunning, "the window thread let go of the display")
+        if let previousDisplay { setenv("DISPLAY", previousDisplay, 1) } else { unsetenv("DISPLAY") }
+        if let server, server.isRunning {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        server = nil
+    }
+
+    func test_window_drawsTheFramePresentedAfterOneSecond() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let layer = AVPlayerLayer(player: v.player)
+        defer { layer.player = nil }
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("first picture") { layer.isReadyForDisplay }
+        v.player.play()
+        waitUntil("playing") { v.player.timeControlStatus == .playing }
+        // About one second of playback, a frame at a time.
+        for k in 1...31 {
+            let target = CMTime(value: Int64(k) * 1_000_000 + 500, timescale: 30_000_000)
+            v.clock.advance(by: target - v.clock.time)
+            waitUntil("frame \(k)") { v.frames.entries.last?.time == CMTime(value: Int64(k), timescale: 30) }
+        }
+        v.player.pause()
+        let now = v.player.currentTime()
+
+        var snapshot: SDLVideoWindow.Snapshot?
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            snapshot = layer.window.readBack(timeout: 2)
+            if let s = snapshot, (s.itemTime - now).seconds.magnitude < 1.5 / 30 { break }
+        }
+        let s = try XCTUnwrap(snapshot, "the window drew nothing")
+        XCTAssertEqual(s.itemTime.seconds, now.seconds, accuracy: 1.5 / 30, "the window shows the current picture")
+        XCTAssertEqual(s.width, 320)
+        XCTAssertEqual(s.height, 240)
+        XCTAssertTrue(s.videoRect == (0, 0, 320, 240), "\(s.videoRect)")
+        let expected = Int((s.itemTime.seconds * 30).rounded())
+        XCTAssertEqual(index(in: s), expected, "frame index drawn in the window")
+        XCTAssertGreaterThanOrEqual(expected, 29)
+
+        // Resized wider: pillarboxed, the picture scaled to the height; still the same frame.
+        layer.window.resize(width: 640, height: 360)
+        let wide = try XCTUnwrap(readBack(layer) { $0.width == 640 && $0.height == 360 }, "no redraw after resize")
+        XCTAssertTrue(wide.videoRect == (80, 0, 480, 360), "\(wide.videoRect)")
+        XCTAssertEqual(index(in: wide), expected)
+        XCTAssertEqual(wide.pixels[(180 * 640 + 40) * 4 + 1], 0, "black bars beside the picture")
+
+        // Fill gravity: the width filled, top and bottom cropped.
+        layer.videoGravity = .resizeAspectFill
+        let fill = try XCTUnwrap(readBack(layer) { $0.videoRect == (0, -60, 640, 480) }, "no redraw for fill")
+        XCTAssertEqual(fill.width, 640)
+    }
+
+    /// The window's next draw that satisfies `condition` (within 10 s).
+    private func readBack(
+        _ layer: AVPlayerLayer, _ condition: (SDLVideoWindow.Snapshot) -> Bool
+    ) -> SDLVideoWindow.Snapshot? {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let s = layer.window.readBack(timeout: 1), condition(s) { return s }
+        }
+        return nil
+    }
+
+    /// The frame index drawn inside the snapshot's video rect (which must lie inside the output).
+    private func index(in s: SDLVideoWindow.Snapshot) -> Int? {
+        let origin = (s.videoRect.y * s.width + s.videoRect.x) * 4
+        return s.pixels.withUnsafeBytes { (pixels: UnsafeRawBufferPointer) in
+            FrameIndexReader.read(
+                pixels: UnsafeRawBufferPointer(rebasing: pixels[origin...]), layout: .bgra,
+                width: s.videoRect.width, height: s.videoRect.height, bytesPerRow: s.width * 4)?
+                .index
+        }
+    }
+}
