@@ -22,6 +22,9 @@ struct AvPlay {
          --start=<seconds>    start at this time, seeking exactly (default: 0)
          --end=<seconds>      stop the first input at this time (forwardPlaybackEndTime; default: its end)
          --rate=<factor>      playback rate 1/32…32, pitch kept (default: 1)
+         --pitch=<algorithm>  how audio sounds at rates other than 1: timedomain (pitch kept, default),
+                              spectral (pitch kept, best quality), varispeed (pitch follows the rate),
+                              lowquality (rates snap to 0.5 … 2)
          --volume=<0-1>       volume (default: 1)
          --mute               start muted (default: no)
          --no-audio           play with the sound muted: the audio track is still decoded (the clock

@@ -21,6 +21,8 @@ enum PlayCommand {
         var noAudio = false
         var events = false
         var noWindow = false
+        /// `audioTimePitchAlgorithm` for every item.
+        var pitch: AVAudioTimePitchAlgorithm = .timeDomain
     }
 
     /// Parses the play command's arguments; nil (after saying why) on a usage error.
@@ -47,6 +49,16 @@ enum PlayCommand {
             case "--rate":
                 guard let v: Float = number(a, { $0 > 0 }) else { return nil }
                 o.rate = v
+            case "--pitch":
+                let names: [String: AVAudioTimePitchAlgorithm] = [
+                    "varispeed": .varispeed, "timedomain": .timeDomain, "spectral": .spectral,
+                    "lowquality": .lowQualityZeroLatency,
+                ]
+                guard let name = value(), let algorithm = names[name.lowercased()] else {
+                    Terminal.error("--pitch takes varispeed, timedomain, spectral or lowquality")
+                    return nil
+                }
+                o.pitch = algorithm
             case "--start":
                 guard let v: Double = number(a, { $0 >= 0 }) else { return nil }
                 o.start = v
@@ -110,6 +122,7 @@ enum PlayCommand {
         if let end = options.end, !options.loop {
             player.items().first?.forwardPlaybackEndTime = CMTime(seconds: end, preferredTimescale: 600)
         }
+        for item in player.items() { item.audioTimePitchAlgorithm = options.pitch }
         player.volume = options.volume
         player.isMuted = options.muted || options.noAudio
 

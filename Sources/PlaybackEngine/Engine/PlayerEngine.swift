@@ -977,7 +977,9 @@ package final class PlayerEngine: @unchecked Sendable {
         // Audio is the master clock when it plays: re-base the playback clock on it.
         let algorithm = lock.withLock { pitchAlgorithm }
         let audioPlayed = session.hasAudio && audioPlays(rate, algorithm)
-        if audioPlayed, let audio = renderer.clockTime(host: host) {
+        // Once audio has drained (a time-pitch stage keeps its last latency of media) the clock
+        // runs on by itself to the end.
+        if audioPlayed, !renderer.isDrained, let audio = renderer.clockTime(host: host) {
             t = audio
             clock.set(itemTime: audio, host: host, rate: effectiveRate(rate, algorithm))
         }

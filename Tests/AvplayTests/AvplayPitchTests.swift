@@ -1,0 +1,40 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `--pitch` chooses the item's audioTimePitchAlgorithm; a 3 s file at rate 2 ends in about 1.5 s.
+final class AvplayPitchTests: XCTestCase {
+    private func run(_ arguments: [String]) throws -> (status: Int32, seconds: Double, stderr: String) {
+        let p = Process()
+        p.executableURL = AvplayInfoTests.binary
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["SDL_AUDIODRIVER"] = "dummy"
+        env.removeValue(forKey: "DISPLAY")
+        p.environment = env
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        let start = Date()
+        try p.run()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, Date().timeIntervalSince(start), String(decoding: e, as: UTF8.self))
+    }
+
+    func test_pitchAlgorithms_playAtRate2() throws {
+        let file = try Fixtures.url(.audioOnly).path
+        for name in ["timedomain", "spectral", "varispeed"] {
+            let r = try run(["--quiet", "--no-window", "--pitch", name, "--rate", "2", file])
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+            XCTAssertLessThan(r.seconds, 2.8, "\(name): 3 s of media at rate 2")
+        }
+    }
+
+    func test_unknownPitch_isAUsageError() throws {
+        let r = try run(["--pitch", "bogus", try Fixtures.url(.audioOnly).path])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("--pitch takes"), r.stderr)
+    }
+}
