@@ -16,7 +16,7 @@ import FFmpegBridge
 ///
 /// Threads: the decode thread ("oavf.audio-decode") owns the codec, the resampler and the loop;
 /// ``status``, ``bufferPool`` and the switches are thread-safe.
-package final class AudioDecoder: @unchecked Sendable {
+package final class AudioDecoder: StreamDecoder, @unchecked Sendable {
     /// The stream's packets (shared with the demuxer).
     package let packets: PacketQueue
     /// Decoded audio (shared with the audio renderer).
@@ -84,26 +84,6 @@ package final class AudioDecoder: @unchecked Sendable {
         frames.abort()
         let running = threadLock.withLock { thread }
         running?.join()
-    }
-
-    /// Packets the codec rejected, failed receives and corrupt frames so far.
-    package var decodeErrorCount: Int { status.decodeErrorCount }
-
-    /// The serial whose end of stream has been fully decoded, nil while decoding.
-    package var finishedSerial: Serial? { status.finishedSerial }
-
-    /// Drop samples of `serial` that end at or before `time` without pushing them (exact seeks); nil
-    /// clears. `Demuxer.seek(to:range:accurate:)` achieves the same through the packet queues.
-    package func setDropFramesBefore(_ time: CMTime?, serial: Serial) {
-        status.setDropFramesBefore(time, scope: .serial(serial))
-    }
-
-    /// The exact-seek target for the next seek: set it just before asking the demuxer to seek, and the
-    /// decoder drops samples ending at or before it in every serial after the packet queue's current
-    /// one; nil clears. Reads back the target last set.
-    package var dropFramesBefore: CMTime? {
-        get { status.dropFramesBefore }
-        set { status.setDropFramesBefore(newValue, scope: .after(packets.serial)) }
     }
 
     // MARK: Decode thread

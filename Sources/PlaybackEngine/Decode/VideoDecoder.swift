@@ -16,7 +16,7 @@ import FFmpegBridge
 ///
 /// Threads: the decode thread ("oavf.video-decode") owns the codec, the scaler and the loop; ``status``
 /// and the switches are thread-safe; `start`/`stop` are called by the owner.
-package final class VideoDecoder: @unchecked Sendable {
+package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
     /// The stream's packets (shared with the demuxer).
     package let packets: PacketQueue
     /// Decoded pictures (shared with the renderer).
@@ -98,12 +98,6 @@ package final class VideoDecoder: @unchecked Sendable {
         running?.join()
     }
 
-    /// Packets the codec rejected, failed receives, corrupt or unconvertible pictures so far.
-    package var decodeErrorCount: Int { status.decodeErrorCount }
-
-    /// The serial whose end of stream has been fully decoded, nil while decoding.
-    package var finishedSerial: Serial? { status.finishedSerial }
-
     /// Skip non-reference frames (B-frames) when decoding (`AVDISCARD_NONREF`), for fast rates.
     package var skipNonReferenceFrames: Bool {
         get { status.skipNonReferenceFrames }
@@ -115,20 +109,6 @@ package final class VideoDecoder: @unchecked Sendable {
     package var skipNonKeyFrames: Bool {
         get { status.skipNonKeyFrames }
         set { status.skipNonKeyFrames = newValue }
-    }
-
-    /// Drop frames of `serial` that end at or before `time` without pushing them (exact seeks); nil
-    /// clears. `Demuxer.seek(to:range:accurate:)` achieves the same through the packet queues.
-    package func setDropFramesBefore(_ time: CMTime?, serial: Serial) {
-        status.setDropFramesBefore(time, scope: .serial(serial))
-    }
-
-    /// The exact-seek target for the next seek: set it just before asking the demuxer to seek, and the
-    /// decoder drops frames ending at or before it in every serial after the packet queue's current
-    /// one; nil clears. Reads back the target last set.
-    package var dropFramesBefore: CMTime? {
-        get { status.dropFramesBefore }
-        set { status.setDropFramesBefore(newValue, scope: .after(packets.serial)) }
     }
 
     // MARK: Decode thread
