@@ -39,8 +39,11 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
+# Line-buffered, so a log shows the test that was running if one ever hangs; the whole run is
+# stopped after 25 minutes (it takes about 2), long before CI's own limit.
 test: bootstrap fixtures lint
-	OAVF_FIXTURES="$$(scripts/make-fixtures)" $(SWIFT) test --disable-swift-testing
+	OAVF_FIXTURES="$$(scripts/make-fixtures)" timeout --kill-after=30 1500 \
+		stdbuf -oL -eL $(SWIFT) test --disable-swift-testing
 
 bench: bootstrap fixtures
 	@scripts/bootstrap --bench

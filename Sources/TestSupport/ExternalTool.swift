@@ -2,8 +2,8 @@ import Foundation
 
 /// Runs a command-line tool (`ffmpeg`, `ffprobe`, `bash`) to completion and collects its output.
 ///
-/// Standard output is read through a pipe while the tool runs; standard error goes to a temporary file (read after
-/// exit), so a chatty tool can never block on a full pipe that nobody drains.
+/// Runs through ``Subprocess``: output goes to temporary files, so a chatty tool can never block on a full pipe,
+/// and a tool that hangs is killed after 15 minutes.
 enum ExternalTool {
     /// What a finished tool left behind.
     struct Output: Sendable {
@@ -18,38 +18,9 @@ enum ExternalTool {
     /// Runs `executable` (looked up in `PATH` through `/usr/bin/env` unless it contains a `/`) with `arguments`
     /// and waits for it; throws `ExternalToolError.launchFailed` if it cannot start, never for a non-zero exit.
     static func run(_ executable: String, _ arguments: [String]) throws(ExternalToolError) -> Output {
-        let process = Process()
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
-        let errorFile = FileManager.default.temporaryDirectory
-            .appendingPathComponent("oavf-tool-\(UUID().uuidString).stderr")
-        let stdout = Pipe()
         do {
-            guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
-                throw ExternalToolError.launchFailed(tool: executable, reason: "cannot create \(errorFile.path)")
-            }
-            defer { try? FileManager.default.removeItem(at: errorFile) }
-            let errorHandle = try FileHandle(forWritingTo: errorFile)
-            defer { try? errorHandle.close() }
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = stdout
-            process.standardError = errorHandle
-            try process.run()
-            let data = stdout.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let errorData = (try? Data(contentsOf: errorFile)) ?? Data()
-            return Output(
-                status: process.terminationStatus,
-                standardOutput: data,
-                standardError: String(decoding: errorData, as: UTF8.self)
-            )
-        } catch let error as ExternalToolError {
-            throw error
+            let result = try Subprocess.run(executable, arguments, timeout: 900)
+            return Output(status: result.status, standardOutput: result.stdoutData, standardError: result.stderr)
         } catch {
             throw ExternalToolError.launchFailed(tool: executable, reason: "\(error)")
         }

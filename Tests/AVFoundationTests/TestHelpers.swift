@@ -30,14 +30,7 @@ struct ProbedStream: Decodable {
 
 func probeStreams(_ url: URL) throws -> [ProbedStream] {
     struct Root: Decodable { var streams: [ProbedStream] }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["ffprobe", "-v", "error", "-show_streams", "-of", "json", url.path]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
+    let data = try Subprocess.run("ffprobe", ["-v", "error", "-show_streams", "-of", "json", url.path]).stdoutData
     return try JSONDecoder().decode(Root.self, from: data).streams
 }
 

@@ -15,25 +15,9 @@ final class AvplayFrameTests: XCTestCase {
     let fps = 30.0
 
     private func run(_ executable: URL, _ arguments: [String]) throws -> Result {
-        let p = Process()
-        p.executableURL = executable
-        p.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Read both pipes concurrently so neither can fill up and block the tool.
-        let errData = LockedData()
-        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !errData.isSet { usleep(1000) }
-        return Result(
-            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: errData.value, as: UTF8.self))
+        let r = try Subprocess.run(executable.path, arguments)
+        XCTAssertFalse(r.timedOut, "\(executable.lastPathComponent) \(arguments) did not exit within a minute")
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     private func avplay(_ arguments: [String]) throws -> Result {
@@ -64,17 +48,9 @@ final class AvplayFrameTests: XCTestCase {
         var arguments = ["ffmpeg", "-v", "error", "-nostdin", "-i", png.path]
         if let crop { arguments += ["-vf", "crop=\(crop.w):\(crop.h):\(crop.x):\(crop.y)"] }
         arguments += ["-f", "rawvideo", "-pix_fmt", "gray", "-"]
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "ffmpeg \(arguments)")
+        let r = try Subprocess.run(arguments[0], Array(arguments.dropFirst()))
+        let data = r.stdoutData
+        XCTAssertEqual(r.status, 0, "ffmpeg \(arguments): \(r.stderr)")
         let (width, height) = crop.map { ($0.w, $0.h) } ?? size
         XCTAssertEqual(data.count, width * height, "raw gray size")
         return (data, width, height)
@@ -197,13 +173,4 @@ final class AvplayFrameTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("avplay frame FILE"), r.stdout)
         XCTAssertTrue(r.stdout.contains("avplay thumbs FILE"), r.stdout)
     }
-}
-
-/// Data filled in by another thread.
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
-    func set(_ d: Data) { lock.withLock { data = d } }
-    var isSet: Bool { lock.withLock { data != nil } }
-    var value: Data { lock.withLock { data ?? Data() } }
 }

@@ -20,25 +20,16 @@ final class AvplayInfoTests: XCTestCase {
     }
 
     func run(_ arguments: [String], asUser user: String? = nil) throws -> Result {
-        let p = Process()
-        if let user {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            p.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", Self.binary.path] + arguments
-        } else {
-            p.executableURL = Self.binary
-            p.arguments = arguments
-        }
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(
-            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: e, as: UTF8.self))
+        let r =
+            if let user {
+                try Subprocess.run(
+                    "/usr/bin/setpriv",
+                    ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", Self.binary.path] + arguments)
+            } else {
+                try Subprocess.run(Self.binary.path, arguments)
+            }
+        XCTAssertFalse(r.timedOut, "avplay \(arguments) did not exit within a minute")
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     func test_json_reportsExactDurationAndTwoTracks() throws {
@@ -124,14 +115,7 @@ final class AvplayInfoTests: XCTestCase {
     }
 
     func ffprobeStreams(_ url: URL) throws -> [Stream] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["ffprobe", "-v", "error", "-show_streams", "-of", "json", url.path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let data = try Subprocess.run("ffprobe", ["-v", "error", "-show_streams", "-of", "json", url.path]).stdoutData
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
         let streams = try XCTUnwrap(json["streams"] as? [[String: Any]])
         return try streams.map { s in

@@ -16,7 +16,7 @@ final class AvplayKeysTests: XCTestCase {
     }
 
     override func tearDown() {
-        if Self.tmux != nil { _ = try? tmux(["kill-session", "-t", session]) }
+        if Self.tmux != nil { _ = try? tmux(["kill-server"]) }
         if let folder { try? FileManager.default.removeItem(at: folder) }
     }
 
@@ -109,20 +109,15 @@ final class AvplayKeysTests: XCTestCase {
     /// Runs tmux with `arguments` and returns its standard output; throws when it fails.
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try XCTUnwrap(Self.tmux))
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
+        // A private server (-L) with no configuration file, so the tests neither use nor disturb the user's tmux.
+        let r = try Subprocess.run(
+            try XCTUnwrap(Self.tmux), ["-L", session, "-f", "/dev/null"] + arguments, timeout: 20)
+        guard r.status == 0, r.exited else {
             throw NSError(
-                domain: "tmux", code: Int(p.terminationStatus), userInfo: [NSLocalizedDescriptionKey: "\(arguments)"])
+                domain: "tmux", code: Int(r.status),
+                userInfo: [NSLocalizedDescriptionKey: "tmux \(arguments): \(r.stderr)"])
         }
-        return String(decoding: data, as: UTF8.self)
+        return r.stdout
     }
 
     func capture() -> String {

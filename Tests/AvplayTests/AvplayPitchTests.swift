@@ -5,22 +5,9 @@ import XCTest
 /// `--pitch` chooses the item's audioTimePitchAlgorithm; a 3 s file at rate 2 ends in about 1.5 s.
 final class AvplayPitchTests: XCTestCase {
     private func run(_ arguments: [String]) throws -> (status: Int32, seconds: Double, stderr: String) {
-        let p = Process()
-        p.executableURL = AvplayInfoTests.binary
-        p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["SDL_AUDIODRIVER"] = "dummy"
-        env.removeValue(forKey: "DISPLAY")
-        p.environment = env
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        let start = Date()
-        try p.run()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, Date().timeIntervalSince(start), String(decoding: e, as: UTF8.self))
+        let r = try Subprocess.run(
+            AvplayInfoTests.binary.path, arguments, changes: ["SDL_AUDIODRIVER": "dummy", "DISPLAY": nil], timeout: 30)
+        return (r.status, r.seconds, r.stderr)
     }
 
     func test_pitchAlgorithms_playAtRate2() throws {

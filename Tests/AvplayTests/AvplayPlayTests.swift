@@ -12,27 +12,9 @@ final class AvplayPlayTests: XCTestCase {
 
     /// Runs avplay with no terminal on stdin and the dummy audio driver; killed after `timeout` seconds.
     func run(_ arguments: [String], timeout: TimeInterval = 20) throws -> Result {
-        let p = Process()
-        p.executableURL = AvplayInfoTests.binary
-        p.arguments = arguments
-        p.environment = ProcessInfo.processInfo.environment.merging(["SDL_AUDIODRIVER": "dummy"]) { _, new in new }
-        p.standardInput = FileHandle.nullDevice
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let watchdog = DispatchWorkItem { [p] in if p.isRunning { p.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        // Read stderr on another thread so neither pipe can fill up and block avplay.
-        let errors = ErrorReader(err.fileHandleForReading)
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = errors.wait()
-        p.waitUntilExit()
-        watchdog.cancel()
-        return Result(
-            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: e, as: UTF8.self))
+        let r = try Subprocess.run(
+            AvplayInfoTests.binary.path, arguments, changes: ["SDL_AUDIODRIVER": "dummy"], timeout: timeout)
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     func test_events_readyTimesEndExit() throws {
@@ -101,24 +83,5 @@ final class AvplayPlayTests: XCTestCase {
         for section in ["Basic options:", "Keys", "--events", "--loop", "(default: 1)"] {
             XCTAssertTrue(help.stdout.contains(section), section)
         }
-    }
-}
-
-/// Reads a pipe to its end on a background thread.
-final class ErrorReader: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var data = Data()
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread {
-            self.data = handle.readDataToEndOfFile()
-            self.done.signal()
-        }
-    }
-
-    /// Everything read, once the pipe is closed.
-    func wait() -> Data {
-        done.wait()
-        return data
     }
 }

@@ -24,15 +24,9 @@ final class FixturesTests: XCTestCase {
         let folder = try Fixtures.directory()
         let script = try XCTUnwrap(Fixtures.script)
         func run(_ arguments: [String]) throws -> String {
-            let process = Process()
-            let output = Pipe()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [script.path] + arguments
-            process.standardOutput = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 0)
+            let r = try Subprocess.run("/bin/bash", [script.path] + arguments, timeout: 900)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let text = r.stdout
             return text
         }
         XCTAssertEqual(try run([]), folder.path + "\n", "a cached run prints only the folder")
