@@ -126,4 +126,72 @@ final class AVPlayerSeekTests: XCTestCase {
         XCTAssertFalse(item.seek(to: Date()) { ok in done.withLock { $0 = ok } })
         XCTAssertEqual(done.withLock { $0 }, false)
     }
+
+    func test_200RandomExactSeeks_eachLandOnTheFrameContainingTheTarget() throws {
+        let (v, item) = try readyPlayer()
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<200 {
+            // A deterministic generator (splitmix64); targets on a 1/600 s grid over the 10 s clip.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            let ticks = Int64((z ^ (z >> 31)) % 6000)
+            let target = CMTime(value: ticks, timescale: 600)
+            let done = LockedBox<Bool?>(nil)
+            item.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in done.withLock { $0 = ok } }
+            waitUntil("seek to \(ticks)/600") { done.withLock { $0 } != nil }
+            XCTAssertEqual(done.withLock { $0 }, true)
+            XCTAssertEqual(item.currentTime(), target)
+            // Frame k shows over [k/30, (k+1)/30): the one containing ticks/600 s is ticks / 20.
+            XCTAssertEqual(v.frames.indices.last ?? nil, Int(ticks / 20), "at \(ticks)/600 s")
+        }
+    }
+
+    func test_stepTenAcrossGOPBoundaries_bothWays() throws {
+        let (v, item) = try readyPlayer()
+        XCTAssertTrue(seek(item, 55.0 / 30, before: .zero, after: .zero))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 55)
+        item.step(byCount: 10)  // over the keyframe at frame 60
+        waitUntil("frame 65") { v.frames.indices.last == 65 }
+        XCTAssertEqual(item.currentTime(), CMTime(value: 65, timescale: 30))
+        item.step(byCount: -10)  // back over it: decodes from the keyframe at frame 0
+        waitUntil("frame 55") { v.frames.indices.last == 55 }
+        item.step(byCount: 10)
+        item.step(byCount: 10)  // two requests before the engine gets to them add up
+        waitUntil("frame 75") { v.frames.indices.last == 75 }
+        item.step(byCount: -1)
+        waitUntil("frame 74") { v.frames.indices.last == 74 }
+    }
+
+    func test_scrubBurst_decodesAboutAsMuchAsItsLastSeek() throws {
+        // The decode work (pictures decoded, including those dropped before an exact target) of one exact seek to
+        // 9.5 s, then of a burst of 100 exact seeks ending there: stale targets are dropped, not decoded to.
+        func work(_ item: AVPlayerItem) -> Int {
+            (item.session?.videoFramesDecoded ?? 0) + (item.session?.videoFramesDropped ?? 0)
+        }
+        let (keepSingle, single) = try readyPlayer()
+        XCTAssertTrue(seek(single, 1, before: .zero, after: .zero))
+        var before = work(single)
+        XCTAssertTrue(seek(single, 9.5, before: .zero, after: .zero))
+        let one = work(single) - before
+
+        let (keepBurst, burst) = try readyPlayer()
+        XCTAssertTrue(seek(burst, 1, before: .zero, after: .zero))
+        before = work(burst)
+        let results = LockedBox<[Bool]>([])
+        for i in 0..<100 {
+            // A slider dragged from 1 s to 9.5 s.
+            let target = CMTime(value: Int64(60 + i * (570 - 60) / 99), timescale: 60)
+            burst.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+                results.withLock { $0.append(ok) }
+            }
+        }
+        waitUntil("100 completions") { results.withLock { $0.count } == 100 }
+        XCTAssertEqual(results.withLock { $0.last }, true)
+        let hundred = work(burst) - before
+        XCTAssertGreaterThan(one, 30, "an exact seek to 9.5 s decodes from the keyframe at 8 s")
+        XCTAssertLessThanOrEqual(hundred, one * 3, "burst work \(hundred) vs one seek \(one)")
+        withExtendedLifetime((keepSingle, keepBurst)) {}
+    }
 }

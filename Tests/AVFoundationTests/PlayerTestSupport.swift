@@ -20,20 +20,8 @@ final class FrameRecorder: VideoFrameSink, @unchecked Sendable {
     private var flushes = 0
 
     func present(_ frame: VideoFrame, itemTime: CMTime, session: ItemSession) {
-        let buffer = frame.pixelBuffer
-        CVPixelBufferLockBaseAddress(buffer, .readOnly)
-        defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
-        var index: Int?
-        if let base = CVPixelBufferGetBaseAddressOfPlane(buffer, 0) ?? CVPixelBufferGetBaseAddress(buffer) {
-            let w = CVPixelBufferGetWidthOfPlane(buffer, 0)
-            let h = CVPixelBufferGetHeightOfPlane(buffer, 0)
-            let stride = CVPixelBufferGetBytesPerRowOfPlane(buffer, 0)
-            index =
-                FrameIndexReader.read(
-                    luma: UnsafeRawBufferPointer(start: base, count: stride * h), width: w, height: h,
-                    bytesPerRow: stride)?
-                .index
-        }
+        // Planar or packed (a video composition hands out BGRA).
+        let index = frameIndex(of: frame.pixelBuffer)
         let clock = clockProbe?(session)
         lock.lock()
         storage.append(Entry(time: itemTime, index: index, clock: clock))

@@ -29,6 +29,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     var state = State()
     /// Change notification for `observe(_:options:)` and Swift Observation.
     let observationHub = ObservationHub<AVPlayerItem>()
+    /// The video composition and its renderer (own lock; see AVPlayerItem+VideoComposition.swift).
+    let videoCompositionState = VideoCompositionState()
 
     struct State {
         var status = Status.unknown
@@ -303,10 +305,16 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// For negative rates; stored until reverse playback lands.
+    /// Playback at a negative rate ends here (with the end notification) instead of at the start.
+    /// `.invalid` (default) means zero.
     open var reversePlaybackEndTime: CMTime {
         get { access(\.reversePlaybackEndTime) { $0.reversePlaybackEndTime } }
-        set { set(\.reversePlaybackEndTime) { $0.reversePlaybackEndTime = newValue } }
+        set {
+            set(\.reversePlaybackEndTime) { $0.reversePlaybackEndTime = newValue }
+            if let (session, engine) = sessionAndEngine() {
+                engine.setReversePlaybackEndTime(newValue, for: session)
+            }
+        }
     }
 
     func sessionAndEngine() -> (ItemSession, PlayerEngine)? {
@@ -442,7 +450,11 @@ extension AVPlayerItem {
         if isNew, let end = read({ $0.forwardPlaybackEndTime }) as CMTime?, end.isNumeric {
             player.existingEngine?.setForwardPlaybackEndTime(end, for: session)
         }
+        if isNew, let end = read({ $0.reversePlaybackEndTime }) as CMTime?, end.isNumeric {
+            player.existingEngine?.setReversePlaybackEndTime(end, for: session)
+        }
         outputsAttached(session: session, engine: player.existingEngine)
+        installVideoCompositor(on: session)
         return session
     }
 
@@ -524,7 +536,8 @@ extension AVPlayerItem {
         set(
             [
                 \.status, \.duration, \.presentationSize, \.tracks, \.seekableTimeRanges, \.canPlayFastForward,
-                \.canPlaySlowForward, \.canStepForward, \.canStepBackward,
+                \.canPlaySlowForward, \.canPlayReverse, \.canPlaySlowReverse, \.canPlayFastReverse,
+                \.canStepForward, \.canStepBackward,
             ]
         ) { s in
             s.duration = d.duration
@@ -533,6 +546,11 @@ extension AVPlayerItem {
             s.seekableTimeRanges = seekable
             s.canPlayFastForward = hasVideo
             s.canPlaySlowForward = true
+            // Reverse play decodes GOPs backwards from a second input: video that can be seeked.
+            let reverse = hasVideo && !seekable.isEmpty
+            s.canPlayReverse = reverse
+            s.canPlaySlowReverse = reverse
+            s.canPlayFastReverse = reverse
             s.canStepForward = hasVideo
             s.canStepBackward = hasVideo && !seekable.isEmpty
             s.readyDate = now

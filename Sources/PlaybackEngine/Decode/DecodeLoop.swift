@@ -143,6 +143,7 @@ final class DecodeLoop {
                     draining = false
                     packetSerial = serial
                     status.setFinished(nil)
+                    status.noteInput(end: nil)
                     onSerialChange(serial)
                 }
             }
@@ -164,6 +165,7 @@ final class DecodeLoop {
                     packets.recycle(packet)
                     return nil
                 }
+                if let pts = packet.pts { status.noteInput(end: pts + max(0, packet.duration)) }
                 if try codec.send(packet) {
                     packets.recycle(packet)
                 } else {

@@ -21,6 +21,8 @@ package final class DecoderStatus: @unchecked Sendable {
         var framesDecoded = 0
         /// See ``DecoderStatus/framesDropped``.
         var framesDropped = 0
+        /// See ``DecoderStatus/lastInputEnd``.
+        var lastInputEnd: Int64?
     }
 
     /// Which serials an exact-seek target applies to.
@@ -50,6 +52,15 @@ package final class DecoderStatus: @unchecked Sendable {
 
     /// Frames decoded but dropped (stale serial, before an exact-seek target) so far.
     package var framesDropped: Int { lock.withLock { state.framesDropped } }
+
+    /// Where the latest packet given to the codec ends (`pts + duration`, stream time base), for the current serial:
+    /// how far the stream got even when skipped pictures (high rates) never come out of the decoder.
+    package var lastInputEnd: Int64? { lock.withLock { state.lastInputEnd } }
+
+    /// Records the end of a packet given to the codec, keeping the latest (nil: a new serial began).
+    func noteInput(end: Int64?) {
+        lock.withLock { state.lastInputEnd = end.map { max($0, state.lastInputEnd ?? $0) } }
+    }
 
     /// Whether the codec skips non-reference frames (`AVDISCARD_NONREF`).
     package var skipNonReferenceFrames: Bool {

@@ -74,6 +74,10 @@ package struct PlaybackStatistics: Sendable, Equatable {
     package var audioUnderruns = 0
     package var stalls = 0
     package var decodeErrors = 0
+    /// Pictures the current item's video decoder delivered (pictures skipped at high rates are not decoded).
+    package var videoFramesDecoded = 0
+    /// Pictures shown while playing backwards.
+    package var reverseFramesPresented = 0
     package init() {}
 }
 

@@ -184,6 +184,43 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     }
     private var _volumeCurve: VolumeCurve?
 
+    /// Composes each presented picture (AVVideoComposition) before the video sinks get it, given the
+    /// frame and its item time; a nil result drops the picture. Called on the engine thread, set by
+    /// the facade from any thread; nil presents pictures as decoded.
+    package var videoCompositor: (@Sendable (VideoFrame, CMTime) -> VideoFrame?)? {
+        get { lock.withLock { _videoCompositor } }
+        set { lock.withLock { _videoCompositor = newValue } }
+    }
+    private var _videoCompositor: (@Sendable (VideoFrame, CMTime) -> VideoFrame?)?
+
+    /// At this rate and above (either direction), the video decoder skips non-reference pictures (B-frames):
+    /// a 60 Hz display cannot show every picture of 30 fps media played at 4× anyway.
+    package static let skipNonReferenceRate: Float = 4
+    /// At this rate and above, the video decoder decodes keyframes only.
+    package static let keyframesOnlyRate: Float = 16
+
+    /// Lets the video decoder skip pictures that playback at `rate` could not show (see
+    /// ``skipNonReferenceRate`` and ``keyframesOnlyRate``); rate 0 (paused, stepping, seeking) decodes everything.
+    package func adaptVideoDecoding(toRate rate: Float) {
+        guard let decoder = lock.withLock({ videoDecoder }) else { return }
+        let r = abs(rate)
+        decoder.skipNonKeyFrames = r >= Self.keyframesOnlyRate
+        decoder.skipNonReferenceFrames = r >= Self.skipNonReferenceRate
+    }
+
+    /// Item time where the last video packet given to the decoder ends (nil before any, or without video):
+    /// how far video got, even when pictures skipped at high rates never came out.
+    package var videoInputEnd: CMTime? {
+        guard let decoder = lock.withLock({ videoDecoder }), let end = decoder.status.lastInputEnd else { return nil }
+        return itemTime(CMTime(ffmpeg: end, timeBase: decoder.timeBase))
+    }
+
+    /// Pictures the video decoder delivered (skipped pictures are never decoded, so never counted).
+    package var videoFramesDecoded: Int { lock.withLock { videoDecoder }?.status.framesDecoded ?? 0 }
+
+    /// Pictures the video decoder decoded and dropped (before an exact-seek target, or of a stale serial).
+    package var videoFramesDropped: Int { lock.withLock { videoDecoder }?.status.framesDropped ?? 0 }
+
     /// Whether ``stop()`` was called.
     package var isStopped: Bool { lock.withLock { stopped } }
 

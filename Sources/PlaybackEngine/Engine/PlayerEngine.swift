@@ -65,6 +65,23 @@ package final class PlayerEngine: @unchecked Sendable {
     /// The current item's `audioTimePitchAlgorithm`.
     private var pitchAlgorithm = TimePitchAlgorithm.timeDomain
     private var forwardEnd: [UUID: CMTime] = [:]
+    /// Where reverse play ends, per session (item time; `reversePlaybackEndTime`).
+    private var reverseEnd: [UUID: CMTime] = [:]
+    /// Sessions in `ended` that ended playing backwards (at their reverse end).
+    private var endedReverse: Set<UUID> = []
+    /// Bumped by every seek: a reverse source started before one is stale.
+    private var jumpGeneration = 0
+    /// The rate the current session's video decoder was last adapted to (``ItemSession/adaptVideoDecoding(toRate:)``).
+    private var decodingRate: (id: UUID, rate: Float)?
+    /// The running reverse source (engine thread only).
+    private var reverseState: ReverseState?
+
+    /// Frames for playback at a negative rate, and the seek generation they started in.
+    private struct ReverseState {
+        var session: ItemSession
+        var source: ReverseVideoSource?
+        var generation: Int
+    }
     private var timeControl: TimeControl = .paused
     private var observers = TimeObservers()
     private var videoSinks: [ObjectIdentifier: any VideoFrameSink] = [:]
@@ -189,6 +206,8 @@ package final class PlayerEngine: @unchecked Sendable {
         ended.remove(id)
         shownFirstFrame.remove(id)
         forwardEnd[id] = nil
+        reverseEnd[id] = nil
+        endedReverse.remove(id)
         lastBuffer[id] = nil
         lastTimeBySession[id] = nil
     }
@@ -222,10 +241,17 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package func setRate(_ newRate: Float) {
         let algorithm = lock.withLock { pitchAlgorithm }
-        if newRate != 0 { renderer.setRate(Double(newRate), algorithm: algorithm) }
+        if newRate > 0 { renderer.setRate(Double(newRate), algorithm: algorithm) }
         lock.withLock {
             guard newRate != rate else { return }
             rate = newRate
+            // An item that ended in one direction plays again in the other.
+            if let s = queue.first, ended.contains(s.id), newRate != 0,
+                endedReverse.contains(s.id) == (newRate > 0)
+            {
+                ended.remove(s.id)
+                endedReverse.remove(s.id)
+            }
             if playing {
                 // Freeze the playhead where it is now: a pause (or a new rate) takes effect at once,
                 // not at the engine thread's next step.
@@ -255,7 +281,7 @@ package final class PlayerEngine: @unchecked Sendable {
             pitchAlgorithm = algorithm
             return rate
         }
-        if r != 0 { renderer.setRate(Double(r), algorithm: algorithm) }
+        if r > 0 { renderer.setRate(Double(r), algorithm: algorithm) }
         wake()
     }
 
@@ -266,7 +292,7 @@ package final class PlayerEngine: @unchecked Sendable {
 
     /// The rate time actually moves at: `.lowQualityZeroLatency` snaps to its table.
     private func effectiveRate(_ rate: Float, _ algorithm: TimePitchAlgorithm) -> Double {
-        Double(rate) == 1 ? 1 : TimePitchProcessor.effectiveRate(Double(rate), algorithm: algorithm)
+        rate == 1 || rate < 0 ? Double(rate) : TimePitchProcessor.effectiveRate(Double(rate), algorithm: algorithm)
     }
 
     package func setAutomaticallyWaitsToMinimizeStalling(_ waits: Bool) {
@@ -285,6 +311,12 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package func setForwardPlaybackEndTime(_ time: CMTime, for session: ItemSession) {
         lock.withLock { forwardEnd[session.id] = time.isNumeric ? time : nil }
+        wake()
+    }
+
+    /// Sets where playback at a negative rate ends (invalid: at the start).
+    package func setReversePlaybackEndTime(_ time: CMTime, for session: ItemSession) {
+        lock.withLock { reverseEnd[session.id] = time.isNumeric ? time : nil }
         wake()
     }
 
@@ -487,6 +519,7 @@ package final class PlayerEngine: @unchecked Sendable {
         let r = renderer.statistics
         s.audioFramesRendered = r.frames
         s.audioUnderruns = r.underruns
+        s.videoFramesDecoded = lock.withLock { queue.first }?.videoFramesDecoded ?? 0
         return s
     }
 
@@ -537,7 +570,11 @@ package final class PlayerEngine: @unchecked Sendable {
                 return (shuttingDown, e, d)
             }
             deliver(events, calls)
-            if stop { return }
+            if stop {
+                reverseState?.source?.stop()
+                reverseState = nil
+                return
+            }
             let sleep = step()
             lock.withLock {
                 if wakeups == 0 && !shuttingDown && pendingEvents.isEmpty && deferred.isEmpty && sleep > 0 {
@@ -595,7 +632,7 @@ package final class PlayerEngine: @unchecked Sendable {
             beginSeek(seek)
         }
         let hasStep = pendingStep?.session.id == session.id && awaitingSeekFrame == nil
-        if rate != 0 && resyncOnPlay && awaitingSeekFrame == nil {
+        if rate > 0 && resyncOnPlay && awaitingSeekFrame == nil {
             // Resuming after frame steps: re-align audio with an exact silent seek to the playhead.
             resyncOnPlay = false
             var seek = PendingSeek(session: session, target: lastTime, mode: .exact, completion: nil)
@@ -604,7 +641,18 @@ package final class PlayerEngine: @unchecked Sendable {
         }
         let isEnded = ended.contains(session.id)
         let currentRate = rate
+        let generation = jumpGeneration
+        let decodeRate = currentRate > 0 && !isEnded && !hasStep && awaitingSeekFrame == nil ? currentRate : 0
+        let adaptDecoding = decodingRate.map { $0.id != session.id || $0.rate != decodeRate } ?? true
+        if adaptDecoding { decodingRate = (session.id, decodeRate) }
         lock.unlock()
+        if adaptDecoding { session.adaptVideoDecoding(toRate: decodeRate) }
+        if let r = reverseState,
+            r.session !== session || currentRate >= 0 || r.generation != generation || hasStep || isEnded
+        {
+            stopReverse(realign: r.session === session && !isEnded)
+            return 0
+        }
         if hasStep {
             performStep(session)
             return 0
@@ -623,6 +671,9 @@ package final class PlayerEngine: @unchecked Sendable {
         if currentRate == 0 {
             pausePlayback(session)
             return 1
+        }
+        if currentRate < 0 {
+            return reverseStep(session, rate: currentRate)
         }
         if configuration.virtualClock != nil {
             return virtualStep(session, rate: currentRate)
@@ -686,6 +737,8 @@ package final class PlayerEngine: @unchecked Sendable {
         seek.session.seek(to: seek.target, mode: seek.mode)
         renderer.flush()
         ended.remove(seek.session.id)
+        endedReverse.remove(seek.session.id)
+        jumpGeneration += 1
         awaitingSeekFrame = seek
         playing = false
         for sink in videoSinks.values { sink.flush(session: seek.session) }
@@ -836,7 +889,12 @@ package final class PlayerEngine: @unchecked Sendable {
             return Array(videoSinks.values)
         }
         guard let sinks else { return }
-        for s in sinks { s.present(frame, itemTime: t, session: session) }
+        var shown = frame
+        if let compose = session.videoCompositor {
+            guard let composed = compose(frame, t) else { return }  // the compositor dropped it
+            shown = composed
+        }
+        for s in sinks { s.present(shown, itemTime: t, session: session) }
     }
 
     /// Presents the video frames due at `t`. Real time drops frames that are already late (a later
@@ -1017,10 +1075,13 @@ package final class PlayerEngine: @unchecked Sendable {
             t = renderChunk(session) ?? from
             if t <= from && renderer.isDrained { t = session.isVideoFinished ? from : nextVideoTime(session) ?? from }
         } else if session.hasVideo && !session.isVideoFinished {
-            t = nextVideoTime(session) ?? from
+            // Once video is over, time runs to where its last packet ends (pictures skipped at high rates
+            // never came out of the decoder).
+            t = nextVideoTime(session) ?? max(from, session.videoInputEnd ?? from)
             if !audioPlays(rate, lock.withLock { pitchAlgorithm }) { renderer.discard(before: t) }
         } else {
             t = end ?? from
+            if !audioPlays(rate, lock.withLock { pitchAlgorithm }) { renderer.discard(before: t) }
         }
         if let end, t > end { t = end }
         presentVideo(session, upTo: t, untimed: true)
@@ -1129,13 +1190,16 @@ package final class PlayerEngine: @unchecked Sendable {
         let mediaDone =
             session.hasVideo || session.hasAudio ? session.isVideoFinished && audioDone : atEnd
         guard reachedEndTime || mediaDone else { return false }
+        // How far the media got: the playhead, or further where skipped pictures (high rates) never came out.
+        let mediaEnd = max(t, session.videoInputEnd ?? t)
         // Real time: let the last frame's time (and the audio device buffer) run out first.
         if !reachedEndTime, configuration.virtualClock == nil, let end, t < end {
             let remaining = (end - t).seconds
-            if remaining > 0.002 && remaining < 1 { return false }
+            let mediaReachedEnd = (end - mediaEnd).seconds <= Self.truncationTolerance
+            if remaining > 0.002 && (remaining < 1 || mediaReachedEnd) { return false }
         }
         // The input ended well before the duration its index promised: it was cut short.
-        let shortBy = end.map { ($0 - t).seconds } ?? 0
+        let shortBy = end.map { ($0 - mediaEnd).seconds } ?? 0
         if !reachedEndTime, session.descriptor.durationIsExact, shortBy > Self.truncationTolerance {
             lock.withLock {
                 ended.insert(session.id)
@@ -1157,14 +1221,23 @@ package final class PlayerEngine: @unchecked Sendable {
             }
             return true
         }
-        let finalTime = end ?? t
+        endItem(session, at: end ?? t, from: t, reverse: false)
+        return true
+    }
+
+    /// Ends `session` at `finalTime` (its end, or its reverse end when `reverse`) and applies the end action;
+    /// `t` is the playhead before (observers between the two fire).
+    private func endItem(_ session: ItemSession, at finalTime: CMTime, from t: CMTime, reverse: Bool) {
         var next: ItemSession?
         lock.withLock {
             ended.insert(session.id)
+            if reverse { endedReverse.insert(session.id) } else { endedReverse.remove(session.id) }
             lastTime = finalTime
             lastTimeBySession[session.id] = finalTime
             clock.freeze(at: finalTime)
-            deferred += observers.crossing(from: t, to: finalTime)
+            deferred +=
+                reverse
+                ? observers.crossingBackward(from: t, to: finalTime) : observers.crossing(from: t, to: finalTime)
             emit(.itemPlayedToEnd(session))
             switch endAction {
             case .pause:
@@ -1195,10 +1268,161 @@ package final class PlayerEngine: @unchecked Sendable {
             sink?.pause()
             sinkRunning = false
         }
-        return true
     }
 
     private func endActionIsPause() -> Bool { lock.withLock { endAction == .pause } }
+
+    // MARK: Reverse play
+
+    /// Item time where reverse play ends (the reverse end time, else the start).
+    private func reverseLowerBound(_ session: ItemSession) -> CMTime {
+        max(lock.withLock { reverseEnd[session.id] } ?? .zero, .zero)
+    }
+
+    /// Stops the reverse source. With `realign`, the forward pipeline (left where reverse play began) seeks
+    /// silently and exactly to the playhead, so stepping, pausing or playing forward continue from there.
+    private func stopReverse(realign: Bool) {
+        guard let r = reverseState else { return }
+        reverseState = nil
+        r.source?.stop()
+        guard realign else { return }
+        lock.withLock {
+            guard pendingSeek == nil, awaitingSeekFrame == nil, queue.first === r.session else { return }
+            var seek = PendingSeek(session: r.session, target: lastTime, mode: .exact, completion: nil)
+            seek.silent = true
+            pendingSeek = seek
+        }
+    }
+
+    /// Playback at a negative rate: video frames come from a ``ReverseVideoSource`` in decreasing time and are
+    /// shown as the clock runs backwards; audio is muted. Ends at the reverse end time with the end action.
+    private func reverseStep(_ session: ItemSession, rate: Float) -> Double {
+        if sinkRunning {
+            sink?.pause()
+            sinkRunning = false
+        }
+        let lower = reverseLowerBound(session)
+        if reverseState == nil {
+            var source: ReverseVideoSource?
+            let d = session.descriptor
+            if let stream = d.videoStream {
+                // Go back from the picture on screen (exclusive), or from the playhead when none is.
+                let (start, shown) = lock.withLock { (lastPresented ?? lastTime, lastPresented != nil) }
+                source = ReverseVideoSource(
+                    location: d.location, options: d.options, streamIndex: stream,
+                    start: session.containerTime(start), includeStart: !shown,
+                    lowerBound: session.containerTime(lower))
+            }
+            lock.withLock { lastReverseSource = source }
+            reverseState = ReverseState(session: session, source: source, generation: lock.withLock { jumpGeneration })
+        }
+        let source = reverseState?.source
+        lock.withLock {
+            _ = startIfNeeded(session, rate: rate)
+            renderer.setActive(false)
+        }
+        let from = lock.withLock { lastTime }
+        var t: CMTime
+        let vclock = configuration.virtualClock
+        if let vclock, vclock.mode == .untimed {
+            // Untimed: the playhead moves to each picture's start in turn.
+            if let source, let frame = nextReverseFrame(source, session: session) {
+                t = max(session.itemTime(frame.pts), lower)
+                presentReversed(frame, session: session)
+            } else {
+                t = lower
+            }
+            if from > t {
+                lock.withLock {
+                    virtualHost = virtualHost + CMTimeMultiplyByFloat64(from - t, multiplier: 1 / Double(abs(rate)))
+                }
+                vclock.set(lock.withLock { virtualHost })
+            }
+            lock.withLock { clock.freeze(at: t) }
+        } else {
+            t = lock.withLock { clock.time(host: hostNow()) }
+            if t < lower { t = lower }
+            if let source { presentReverse(session, source, downTo: t, waitForDecoder: vclock != nil) }
+        }
+        lock.withLock {
+            if t < from { deferred += observers.crossingBackward(from: from, to: t) }
+            lastTime = t
+            lastTimeBySession[session.id] = t
+        }
+        let drained = source.map { $0.isFinished && $0.frames.count == 0 } ?? true
+        if t <= lower && drained {
+            reverseState?.source?.stop()
+            reverseState = nil
+            endItem(session, at: lower, from: t, reverse: true)
+            // The forward pipeline goes to the reverse end too, unless the item left.
+            lock.withLock {
+                if queue.first === session, pendingSeek == nil, awaitingSeekFrame == nil {
+                    var seek = PendingSeek(session: session, target: lower, mode: .exact, completion: nil)
+                    seek.silent = true
+                    pendingSeek = seek
+                }
+            }
+            return 0
+        }
+        guard vclock == nil else { return vclock?.mode == .manual ? 1 : 0 }
+        // Sleep until the next picture is due, at most the refresh interval.
+        if let (next, _) = source?.frames.peek() {
+            let due = (t - session.itemTime(next.pts + next.duration)).seconds / Double(abs(rate))
+            return max(0.001, min(Self.refreshInterval, due))
+        }
+        return Self.refreshInterval
+    }
+
+    /// The next reverse picture, waiting for the source; nil once it has none left.
+    private func nextReverseFrame(_ source: ReverseVideoSource, session: ItemSession) -> VideoFrame? {
+        while !isShuttingDown {
+            if let (frame, _) = source.frames.pop() { return frame }
+            if source.isFinished && source.frames.count == 0 { return nil }
+            _ = source.frames.waitUntilReadable(timeout: Self.refreshInterval)
+        }
+        return nil
+    }
+
+    /// Presents the reverse pictures due at `t` (a picture is due once the clock is below its end). Real time
+    /// drops a due picture when the one after it is due too; a virtual clock shows every picture, waiting for the
+    /// decoder.
+    private func presentReverse(
+        _ session: ItemSession, _ source: ReverseVideoSource, downTo t: CMTime, waitForDecoder: Bool
+    ) {
+        func isDue(_ frame: VideoFrame) -> Bool {
+            let start = session.itemTime(frame.pts)
+            return frame.duration > .zero ? t < start + frame.duration : t <= start
+        }
+        while !isShuttingDown {
+            guard let (frame, _) = source.frames.peek() else {
+                if waitForDecoder && !source.isFinished {
+                    _ = source.frames.waitUntilReadable(timeout: Self.refreshInterval)
+                    continue
+                }
+                return
+            }
+            guard isDue(frame) else { return }
+            source.frames.pop()
+            if !waitForDecoder, let (next, _) = source.frames.peek(), isDue(next) {
+                lock.withLock { stats.framesDropped += 1 }
+                continue
+            }
+            presentReversed(frame, session: session)
+        }
+    }
+
+    /// Shows a picture earlier than the one on screen (``present(_:session:)`` only moves forward by itself).
+    private func presentReversed(_ frame: VideoFrame, session: ItemSession) {
+        lock.withLock { lastPresented = nil }
+        present(frame, session: session)
+        lock.withLock { stats.reverseFramesPresented += 1 }
+    }
+
+    /// The running reverse source's counters (engine tests).
+    package var reverseSourceStatistics: (framesDecoded: Int, passes: Int, maximumHeld: Int)? {
+        lock.withLock { lastReverseSource }.map { ($0.framesDecoded, $0.passes, $0.maximumHeld) }
+    }
+    private var lastReverseSource: ReverseVideoSource?
 
     /// Publishes buffering state when it changed.
     private func publishBuffer(_ session: ItemSession) {

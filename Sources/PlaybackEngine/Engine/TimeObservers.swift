@@ -61,6 +61,29 @@ struct TimeObservers {
         return calls
     }
 
+    /// Calls to make for playback moving backwards from `t0` to `t1` (`t1 < t0`): periodic observers whose
+    /// multiples were crossed (called with `t1`), boundary times in `[t1, t0)`.
+    mutating func crossingBackward(from t0: CMTime, to t1: CMTime) -> [@Sendable () -> Void] {
+        guard t0.isNumeric, t1.isNumeric, t1 < t0 else { return [] }
+        var calls: [@Sendable () -> Void] = []
+        for (token, var p) in periodic {
+            let i = p.interval.seconds
+            guard i > 0 else { continue }
+            let k0 = ((t0.seconds - 1e-9) / i).rounded(.up)
+            let k1 = ((t1.seconds - 1e-9) / i).rounded(.up)
+            if k1 < k0, p.lastFired != t1 {
+                p.lastFired = t1
+                periodic[token] = p
+                let h = p.handler
+                calls.append { h(t1) }
+            }
+        }
+        for b in boundary.values where b.times.contains(where: { $0 >= t1 && $0 < t0 }) {
+            calls.append(b.handler)
+        }
+        return calls
+    }
+
     /// Calls for a start, stop or jump at `t`: every periodic observer, once.
     mutating func event(at t: CMTime) -> [@Sendable () -> Void] {
         guard t.isNumeric else { return [] }

@@ -1,0 +1,118 @@
+import Foundation
+import PlaybackEngine
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// Pulling every picture through `AVPlayerItemVideoOutput` at 1× and 2× on a manual clock, in each pixel format the
+/// issue names, and the zero-copy path when the requested format is the decoder's.
+final class VideoOutputPullTests: XCTestCase {
+    private func startPlaying(_ outputs: [AVPlayerItemVideoOutput], rate: Float) throws -> (VirtualPlayer, AVPlayerItem)
+    {
+        let v = VirtualPlayer(mode: .manual, captureAudio: false)
+        let item = AVPlayerItem(url: try fixture(.videoOnly))
+        for output in outputs { item.add(output) }
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        v.player.rate = rate
+        waitUntil("playing") { v.player.timeControlStatus == .playing }
+        return (v, item)
+    }
+
+    /// Pulls item times 0, 1/30, … (k/30 for k in `frames`) while the clock moves one frame of item time per step at
+    /// `rate`; returns the index read from each picture and the item time the output gave for it.
+    private func pullEveryFrame(rate: Float, frames: Range<Int>) throws -> [(index: Int?, time: CMTime)] {
+        let output = AVPlayerItemVideoOutput()
+        let (v, _) = try startPlaying([output], rate: rate)
+        var pulled: [(Int?, CMTime)] = []
+        for k in frames {
+            // Host time for item time k/30 at `rate`, plus half a microsecond (the clock rounds to nanoseconds).
+            let host = CMTime(value: Int64(k) * 1_000_000 + 500, timescale: Int32(30_000_000 * rate))
+            if host > v.clock.time { v.clock.advance(by: host - v.clock.time) }
+            let t = CMTime(value: Int64(k), timescale: 30)
+            var shown = CMTime.invalid
+            var copied: CVPixelBuffer?
+            waitUntil("frame \(k) at \(rate)×") {
+                copied = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown)
+                return shown == t
+            }
+            let buffer = try XCTUnwrap(copied)
+            pulled.append((frameIndex(of: buffer), shown))
+            // Nothing earlier than the picture just taken is ever handed out again.
+            XCTAssertNil(
+                output.copyPixelBuffer(forItemTime: t - CMTime(value: 1, timescale: 30), itemTimeForDisplay: nil)
+                    .flatMap { frameIndex(of: $0).flatMap { $0 < k ? $0 : nil } })
+        }
+        return pulled
+    }
+
+    func test_everyFrame_at1x_and2x_withExactItemTimes() throws {
+        for rate: Float in [1, 2] {
+            let pulled = try pullEveryFrame(rate: rate, frames: 0..<60)
+            XCTAssertEqual(pulled.map(\.index), (0..<60).map { Optional($0) }, "\(rate)×")
+            XCTAssertEqual(pulled.map(\.time), (0..<60).map { CMTime(value: Int64($0), timescale: 30) }, "\(rate)×")
+        }
+    }
+
+    func test_420f_y420_readTheRightIndex_andMatchingFormatsAreNotCopied() throws {
+        let fullRange = AVPlayerItemVideoOutput(pixelBufferAttributes: [
+            kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_420YpCbCr8BiPlanarFullRange)
+        ])
+        let planar = AVPlayerItemVideoOutput(pixelBufferAttributes: [
+            kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_420YpCbCr8Planar)
+        ])
+        let plain = AVPlayerItemVideoOutput()
+        let (v, _) = try startPlaying([fullRange, planar, plain], rate: 1)
+        for k in [0, 5, 31] {
+            let host = CMTime(value: Int64(k) * 1_000_000 + 500, timescale: 30_000_000)
+            if host > v.clock.time { v.clock.advance(by: host - v.clock.time) }
+            let t = CMTime(value: Int64(k), timescale: 30)
+            var buffers: [CVPixelBuffer] = []
+            for output in [fullRange, planar, plain] {
+                var shown = CMTime.invalid
+                var copied: CVPixelBuffer?
+                waitUntil("frame \(k)") {
+                    copied = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown)
+                    return shown == t
+                }
+                buffers.append(try XCTUnwrap(copied))
+            }
+            XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffers[0]), kCVPixelFormatType_420YpCbCr8BiPlanarFullRange)
+            XCTAssertEqual(CVPixelBufferGetPlaneCount(buffers[0]), 2)
+            XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffers[1]), kCVPixelFormatType_420YpCbCr8Planar)
+            XCTAssertEqual(CVPixelBufferGetPlaneCount(buffers[1]), 3)
+            for buffer in buffers { XCTAssertEqual(frameIndex(of: buffer), k) }
+            // Full range stretches video-range luma: y' = (y − 16) × 255 / 219, pixel for pixel.
+            XCTAssertLessThanOrEqual(meanRangeError(full: buffers[0], video: buffers[1]), 1.5)
+            // The decoder makes 8-bit planar 4:2:0: y420 and the default output get the decoded picture itself.
+            XCTAssertTrue(buffers[1] === buffers[2], "y420 is handed out without a copy")
+            XCTAssertFalse(buffers[0] === buffers[2])
+        }
+    }
+
+    /// The mean absolute difference between `full`'s luma and `video`'s luma stretched to full range.
+    private func meanRangeError(full: CVPixelBuffer, video: CVPixelBuffer) -> Double {
+        CVPixelBufferLockBaseAddress(full, .readOnly)
+        CVPixelBufferLockBaseAddress(video, .readOnly)
+        defer {
+            CVPixelBufferUnlockBaseAddress(full, .readOnly)
+            CVPixelBufferUnlockBaseAddress(video, .readOnly)
+        }
+        guard let f = CVPixelBufferGetBaseAddressOfPlane(full, 0), let v = CVPixelBufferGetBaseAddressOfPlane(video, 0)
+        else { return .infinity }
+        let width = CVPixelBufferGetWidthOfPlane(video, 0)
+        let height = CVPixelBufferGetHeightOfPlane(video, 0)
+        var total = 0.0
+        for y in 0..<height {
+            let fr = f.advanced(by: y * CVPixelBufferGetBytesPerRowOfPlane(full, 0)).assumingMemoryBound(to: UInt8.self)
+            let vr = v.advanced(by: y * CVPixelBufferGetBytesPerRowOfPlane(video, 0)).assumingMemoryBound(
+                to: UInt8.self)
+            for x in 0..<width {
+                let expected = min(255, max(0, (Double(vr[x]) - 16) * 255 / 219))
+                total += abs(Double(fr[x]) - expected)
+            }
+        }
+        return total / Double(width * height)
+    }
+}
