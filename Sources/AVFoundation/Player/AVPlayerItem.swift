@@ -99,7 +99,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         self.init(asset: asset, automaticallyLoadedAssetKeys: automaticallyLoadedAssetKeys.map(\.key))
     }
 
-    /// An independent item for the same asset with the same settings (outputs are not copied).
+    /// An independent item for the same asset with the same settings, audio mix and video composition (outputs are
+    /// not copied).
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = AVPlayerItem(asset: asset, automaticallyLoadedAssetKeys: automaticallyLoadedAssetKeys)
         let s = read { $0 }
@@ -111,6 +112,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             $0.preferredPeakBitRate = s.preferredPeakBitRate
             $0.preferredMaximumResolution = s.preferredMaximumResolution
         }
+        copy.audioMix = audioMix
+        copy.videoComposition = videoComposition
+        copy.seekingWaitsForVideoCompositionRendering = seekingWaitsForVideoCompositionRendering
         return copy
     }
 
