@@ -29,6 +29,10 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     private var processor: TimePitchProcessor?
     /// Item time just after the last media sample consumed (into the output or the processor).
     private var mediaEnd: CMTime?
+    /// Silent frames pushed into the processor after the item's last sample, so it lets go of the media it holds.
+    private var paddedFrames = 0
+    /// The processor's output reached the item's last sample: nothing more to render until a flush.
+    private var tailDone = false
     /// Media frames read ahead for the processor (preallocated).
     private let mediaScratchFrames = 8192
     private lazy var mediaScratch: UnsafeMutablePointer<Float> = .allocate(
@@ -47,6 +51,8 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         anchor = nil
         end = nil
         mediaEnd = nil
+        paddedFrames = 0
+        tailDone = false
         processor?.flush()
         lock.unlock()
     }
@@ -97,6 +103,8 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         anchor = nil
         end = nil
         mediaEnd = nil
+        paddedFrames = 0
+        tailDone = false
         processor?.flush()
         lock.unlock()
     }
@@ -140,7 +148,10 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let session else { return true }
+        // A time-pitch stage still holding the item's last media is not drained until that has been rendered.
+        let tailPending = processor.map { !tailDone && ($0.latency > 0 || paddedFrames > 0) } ?? false
         return current == nil && session.isAudioDecoderFinished && (session.audioFrames?.count ?? 0) == 0
+            && !tailPending
     }
 
     package func render(into buffer: UnsafeMutablePointer<Float>, frameCount: Int, hostTime: UInt64) {
@@ -166,6 +177,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         let written: Int
         if let processor {
             // Rate ≠ 1: media goes through the time-pitch stage; output is pulled from it.
+            if tailDone { return 0 }
             var produced = 0
             while produced < frameCount {
                 produced += processor.pull(
@@ -174,12 +186,35 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
                 let need = min(
                     mediaScratchFrames, max(256, processor.inputFramesNeeded(forOutput: frameCount - produced)))
                 let (n, _) = copyMedia(into: mediaScratch, frameCount: need, session: session, queue: queue)
-                if n == 0 { break }
+                if n == 0 {
+                    // The item's audio is over: push silence so the stage releases the media it still holds
+                    // (at most one second of it; the output is cut at the last real sample below).
+                    let atEnd = current == nil && session.isAudioDecoderFinished && queue.count == 0
+                    guard atEnd, mediaEnd != nil else { break }
+                    if paddedFrames >= format.sampleRate {
+                        tailDone = true
+                        break
+                    }
+                    let pad = min(
+                        mediaScratchFrames, max(processor.inputFramesNeeded(forOutput: frameCount - produced), 1024))
+                    mediaScratch.update(repeating: 0, count: pad * format.channelCount)
+                    processor.push(mediaScratch, frameCount: pad)
+                    paddedFrames += pad
+                    continue
+                }
                 processor.push(mediaScratch, frameCount: n)
             }
             if produced > 0, let mediaEnd {
-                // The output ends where the processor's input ends, less what is still inside it.
-                let outEnd = mediaEnd - CMTime(seconds: processor.latency, preferredTimescale: 1_000_000_000)
+                // The output ends where the processor's input ends (silence padding included), less what is still
+                // inside it; output past the item's last real sample is padding and is dropped.
+                let padding = CMTime(value: CMTimeValue(paddedFrames), timescale: Int32(format.sampleRate))
+                var outEnd = mediaEnd + padding - CMTime(seconds: processor.latency, preferredTimescale: 1_000_000_000)
+                if paddedFrames > 0, outEnd >= mediaEnd {
+                    let excess = Int(((outEnd - mediaEnd).seconds / rate * Double(format.sampleRate)).rounded())
+                    produced = max(0, produced - excess)
+                    outEnd = mediaEnd
+                    tailDone = true
+                }
                 let span = Double(produced) * rate / Double(format.sampleRate)
                 let outStart = outEnd - CMTime(seconds: span, preferredTimescale: 1_000_000_000)
                 anchor = (outStart, hostTime &+ latencyNanos)
@@ -259,5 +294,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         }
         anchor = nil
         end = nil
+        paddedFrames = 0
+        tailDone = false
     }
 }
