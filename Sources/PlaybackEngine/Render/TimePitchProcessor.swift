@@ -19,7 +19,7 @@ package enum TimePitchAlgorithm: Sendable, Hashable {
 /// The renderer pushes decoded input (interleaved float at `format`) and pulls output;
 /// ``inputFramesNeeded(forOutput:)`` says how much more input a pull of a given size wants (ask again after a short
 /// pull: the algorithms hold some input back before they emit). ``latency`` is the media time pushed but not yet
-/// pulled, for the audio clock. There is no end-of-stream drain: the last `latency` of an item stays inside.
+/// pulled, for the audio clock. At an item's end the renderer pushes silence to flush what it holds.
 ///
 /// Rate changes are click-free: varispeed ramps its step over 10 ms, the time-domain and spectral engines retune in
 /// place, and when a new engine must be built (the atempo stage count changes) the old one keeps playing, fed the
