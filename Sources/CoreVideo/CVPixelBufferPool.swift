@@ -104,3 +104,25 @@ public final class CVPixelBufferPool: Hashable, Sendable {
         hasher.combine(ObjectIdentifier(self))
     }
 }
+
+extension CVPixelBufferPool {
+    /// A `width` × `height` buffer of `pixelFormatType` from `pool`, or from a new pool (stored in `pool`) when the
+    /// old one makes buffers of another size or format — the converters' "one pool per output size" pattern.
+    package static func makeBuffer(
+        reusing pool: inout CVPixelBufferPool?, width: Int, height: Int, pixelFormatType: OSType
+    ) throws -> CVPixelBuffer {
+        if let pool, pool.layout.width == width, pool.layout.height == height,
+            pool.layout.pixelFormat.pixelFormatType == pixelFormatType
+        {
+            return try pool.makePixelBuffer()
+        }
+        let newPool = try CVPixelBufferPool(
+            poolAttributes: nil,
+            pixelBufferAttributes: [
+                kCVPixelBufferWidthKey: width, kCVPixelBufferHeightKey: height,
+                kCVPixelBufferPixelFormatTypeKey: Int(pixelFormatType),
+            ])
+        pool = newPool
+        return try newPool.makePixelBuffer()
+    }
+}

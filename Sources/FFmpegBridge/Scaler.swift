@@ -147,18 +147,9 @@ package final class Scaler {
     /// A buffer of the output format and `width` x `height` from the pool, rebuilding the pool on a
     /// size change.
     private func makeBuffer(width: Int, height: Int) throws(FFmpegError) -> CVPixelBuffer {
-        if let pool, pool.layout.width == width, pool.layout.height == height {
-            do { return try pool.makePixelBuffer() } catch { throw FFmpegError.posix(ENOMEM) }
-        }
         do {
-            let newPool = try CVPixelBufferPool(
-                poolAttributes: nil,
-                pixelBufferAttributes: [
-                    kCVPixelBufferWidthKey: width, kCVPixelBufferHeightKey: height,
-                    kCVPixelBufferPixelFormatTypeKey: Int(outputPixelFormatType),
-                ])
-            pool = newPool
-            return try newPool.makePixelBuffer()
+            return try CVPixelBufferPool.makeBuffer(
+                reusing: &pool, width: width, height: height, pixelFormatType: outputPixelFormatType)
         } catch {
             throw FFmpegError.posix(ENOMEM)
         }

@@ -138,13 +138,6 @@ struct ManualComposedPlayer {
     func picture(_ k: Int, from output: AVPlayerItemVideoOutput) -> CVPixelBuffer? {
         let target = CMTime(value: Int64(k) * 1_000_000 + 500, timescale: 30_000_000)
         if target > clock.time { clock.advance(by: target - clock.time) }
-        let t = CMTime(value: Int64(k), timescale: 30)
-        var shown = CMTime.invalid
-        var copied: CVPixelBuffer?
-        waitUntil("frame \(k)") {
-            copied = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown)
-            return shown == t
-        }
-        return copied
+        return copyPicture(output, at: CMTime(value: Int64(k), timescale: 30)).buffer
     }
 }

@@ -31,12 +31,7 @@ final class VideoOutputPullTests: XCTestCase {
             let host = CMTime(value: Int64(k) * 1_000_000 + 500, timescale: Int32(30_000_000 * rate))
             if host > v.clock.time { v.clock.advance(by: host - v.clock.time) }
             let t = CMTime(value: Int64(k), timescale: 30)
-            var shown = CMTime.invalid
-            var copied: CVPixelBuffer?
-            waitUntil("frame \(k) at \(rate)×") {
-                copied = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown)
-                return shown == t
-            }
+            let (copied, shown) = copyPicture(output, at: t)
             let buffer = try XCTUnwrap(copied)
             pulled.append((frameIndex(of: buffer), shown))
             // Nothing earlier than the picture just taken is ever handed out again.
@@ -70,13 +65,7 @@ final class VideoOutputPullTests: XCTestCase {
             let t = CMTime(value: Int64(k), timescale: 30)
             var buffers: [CVPixelBuffer] = []
             for output in [fullRange, planar, plain] {
-                var shown = CMTime.invalid
-                var copied: CVPixelBuffer?
-                waitUntil("frame \(k)") {
-                    copied = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown)
-                    return shown == t
-                }
-                buffers.append(try XCTUnwrap(copied))
+                buffers.append(try XCTUnwrap(copyPicture(output, at: t).buffer))
             }
             XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffers[0]), kCVPixelFormatType_420YpCbCr8BiPlanarFullRange)
             XCTAssertEqual(CVPixelBufferGetPlaneCount(buffers[0]), 2)

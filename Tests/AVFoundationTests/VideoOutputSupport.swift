@@ -71,3 +71,17 @@ final class PullDelegateRecorder: AVPlayerItemOutputPullDelegate, @unchecked Sen
         lock.withLock { (flushes, changes, offQueue) }
     }
 }
+
+/// Takes pictures from `output` until the one for item time `t` is there (several may become due at once); returns
+/// it and the item time the output gave for it (`t`), failing the test on timeout.
+func copyPicture(
+    _ output: AVPlayerItemVideoOutput, at t: CMTime, file: StaticString = #filePath, line: UInt = #line
+) -> (buffer: CVPixelBuffer?, shown: CMTime) {
+    var shown = CMTime.invalid
+    var copied: CVPixelBuffer?
+    waitUntil("the picture at \(t.seconds) s", file: file, line: line) {
+        copied = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown)
+        return shown == t
+    }
+    return (copied, shown)
+}

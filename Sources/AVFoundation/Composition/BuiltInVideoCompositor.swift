@@ -107,17 +107,8 @@ final class BuiltInVideoCompositor {
     }
 
     private func makeBuffer(width: Int, height: Int) throws -> CVPixelBuffer {
-        if let pool, pool.layout.width == width, pool.layout.height == height {
-            return try pool.makePixelBuffer()
-        }
-        let newPool = try CVPixelBufferPool(
-            poolAttributes: nil,
-            pixelBufferAttributes: [
-                kCVPixelBufferWidthKey: width, kCVPixelBufferHeightKey: height,
-                kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_32BGRA),
-            ])
-        pool = newPool
-        return try newPool.makePixelBuffer()
+        try CVPixelBufferPool.makeBuffer(
+            reusing: &pool, width: width, height: height, pixelFormatType: kCVPixelFormatType_32BGRA)
     }
 }
 
