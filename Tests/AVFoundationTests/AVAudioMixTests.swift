@@ -61,4 +61,28 @@ final class AVAudioMixTests: XCTestCase {
         XCTAssertLessThan(level(4.5, 5.5), -60, "silent after the ramp")
         XCTAssertEqual(level(7, 8), -9.03 - 6.02, accuracy: 0.5, "0.5 from 6 s on")
     }
+
+    func test_trackAlgorithm_overridesTheItems() throws {
+        // The item says time domain (pitch kept); the mix says varispeed for the played track: at rate 2 the
+        // 440 Hz tone plays at 880 Hz. Without a track algorithm the item's applies.
+        for (trackAlgorithm, expected) in [(AVAudioTimePitchAlgorithm.varispeed, 880.0), (nil, 440.0)] {
+            let v = VirtualPlayer()
+            let item = AVPlayerItem(url: try fixture(.audioOnly))
+            item.audioTimePitchAlgorithm = .timeDomain
+            let track = try XCTUnwrap(item.asset.tracks(withMediaType: .audio).first)
+            let parameters = AVMutableAudioMixInputParameters(track: track)
+            parameters.audioTimePitchAlgorithm = trackAlgorithm
+            let mix = AVMutableAudioMix()
+            mix.inputParameters = [parameters]
+            item.audioMix = mix
+            let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+            v.player.replaceCurrentItem(with: item)
+            v.player.rate = 2
+            waitUntil("the end") { ends.count == 1 }
+            let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
+            let middle = Array(left[(left.count / 4)..<(left.count * 3 / 4)])
+            let tone = ToneAnalyzer.dominantFrequency(of: middle, sampleRate: 48_000) ?? 0
+            XCTAssertEqual(tone, expected, accuracy: expected * 0.01, "\(String(describing: trackAlgorithm))")
+        }
+    }
 }

@@ -66,7 +66,7 @@ open class AVAudioMixInputParameters: NSObject, NSCopying, NSMutableCopying, @un
         return storedTrackID
     }
 
-    /// A per-track time-pitch algorithm (stored; the item's algorithm applies to played audio).
+    /// The time-pitch algorithm for this track; nil uses the item's `audioTimePitchAlgorithm`.
     open var audioTimePitchAlgorithm: AVAudioTimePitchAlgorithm? {
         lock.lock()
         defer { lock.unlock() }

@@ -370,9 +370,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         guard !items.isEmpty || existingEngine != nil else { return }
         let engine = engineCreatingIfNeeded()
         let sessions = items.map { $0.attach(to: self, audioFormat: engine.audioFormat) }
-        if let first = items.first, let algorithm = AVPlayerItem.engineAlgorithm(first.audioTimePitchAlgorithm) {
-            engine.setTimePitchAlgorithm(algorithm)
-        }
+        if let first = items.first { engine.setTimePitchAlgorithm(first.playedTimePitchAlgorithm()) }
         for (item, session) in zip(items, sessions) {
             let end = item.forwardPlaybackEndTime
             if end.isNumeric { engine.setForwardPlaybackEndTime(end, for: session) }
@@ -407,9 +405,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             guard let finished = from.flatMap(item(for:)) else { return }
             set(\.currentItem) { s in s.items.removeAll { $0 === finished } }
             finished.detach()
-            if let next = currentItem, let algorithm = AVPlayerItem.engineAlgorithm(next.audioTimePitchAlgorithm) {
-                existingEngine?.setTimePitchAlgorithm(algorithm)
-            }
+            if let next = currentItem { existingEngine?.setTimePitchAlgorithm(next.playedTimePitchAlgorithm()) }
             for handler in itemLeftQueueHandlers.read { handler(finished) }
             if read({ $0.rate }) != 0 { noteStarted() }
         case .timeControlChanged(let t):

@@ -246,9 +246,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
                 apiViolation("Unknown audioTimePitchAlgorithm “\(newValue.rawValue)”.")
             }
             set(\.audioTimePitchAlgorithm) { $0.audioTimePitchAlgorithm = newValue }
-            if let player, player.currentItem === self, let engine = player.existingEngine {
-                engine.setTimePitchAlgorithm(Self.engineAlgorithm(newValue)!)
-            }
+            applyTimePitchAlgorithm()
         }
     }
 
@@ -274,11 +272,13 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// Gives the engine the volume curve of the audio track played now.
+    /// Gives the engine the volume curve and time-pitch algorithm of the audio track played now (`audioStream`, or
+    /// the session's).
     func applyAudioMix(audioStream: Int? = nil) {
         guard let session = read({ $0.session }) else { return }
         let mix = read { $0.audioMix }
         let index = audioStream ?? session.descriptor.audioStream
+        defer { applyTimePitchAlgorithm(audioStream: index) }
         guard let mix, let index,
             let trackID = asset.loader.loaded?.tracks.first(where: { $0.streamIndex == index })?.trackID
         else {
@@ -286,6 +286,25 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             return
         }
         session.volumeCurve = mix.volumeCurve(for: trackID)
+    }
+
+    /// The algorithm for the played audio track (`audioStream`, or the session's): the audio mix's input parameters
+    /// for that track when they name one, else the item's ``audioTimePitchAlgorithm``, as Apple documents.
+    func playedTimePitchAlgorithm(audioStream: Int? = nil) -> TimePitchAlgorithm {
+        let own = Self.engineAlgorithm(audioTimePitchAlgorithm) ?? .timeDomain
+        guard let mix = read({ $0.audioMix }),
+            let index = audioStream ?? read({ $0.session })?.descriptor.audioStream,
+            let trackID = asset.loader.loaded?.tracks.first(where: { $0.streamIndex == index })?.trackID,
+            let chosen = mix.inputParameters.first(where: { $0.trackID == trackID })?.audioTimePitchAlgorithm,
+            let algorithm = Self.engineAlgorithm(chosen)
+        else { return own }
+        return algorithm
+    }
+
+    /// Tells the engine the played track's algorithm when this is its player's current item.
+    func applyTimePitchAlgorithm(audioStream: Int? = nil) {
+        guard let player, player.currentItem === self, let engine = player.existingEngine else { return }
+        engine.setTimePitchAlgorithm(playedTimePitchAlgorithm(audioStream: audioStream))
     }
 
     // MARK: Time
