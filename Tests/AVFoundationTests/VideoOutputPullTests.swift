@@ -104,4 +104,42 @@ final class VideoOutputPullTests: XCTestCase {
         }
         return total / Double(width * height)
     }
+
+    func test_realTime_theNextPictureIsThereBeforeItIsDue() throws {
+        // A display link asks for the picture of its next refresh, ahead of now. In real time the output gets each
+        // picture up to 50 ms before it is due, so asking 20 ms ahead finds the picture due then, not the current one.
+        setenv("SDL_AUDIODRIVER", "dummy", 1)
+        defer { unsetenv("SDL_AUDIODRIVER") }
+        let player = AVPlayer()
+        let item = AVPlayerItem(url: try fixture(.videoOnly))
+        let output = AVPlayerItemVideoOutput()
+        item.add(output)
+        player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        player.play()
+        waitUntil("playing") { player.timeControlStatus == .playing }
+        var asked = 0
+        var found = 0
+        let deadline = Date().addingTimeInterval(1.5)
+        while Date() < deadline {
+            let now = output.itemTime(forHostTime: CACurrentMediaTime())
+            let ahead = now + CMTime(value: 20, timescale: 1000)
+            guard now.seconds > 0.1, ahead.seconds < 2.9 else {
+                usleep(5000)
+                continue
+            }
+            asked += 1
+            if let buffer = output.copyPixelBuffer(forItemTime: ahead, itemTimeForDisplay: nil),
+                frameIndex(of: buffer) == Int(ahead.seconds * 30)
+            {
+                found += 1
+            }
+            usleep(7000)
+        }
+        player.pause()
+        XCTAssertGreaterThan(asked, 50)
+        // Without the lead, asking 20 ms ahead finds the due picture only when no frame boundary lies between
+        // (40 % of the time).
+        XCTAssertGreaterThan(Double(found) / Double(asked), 0.8, "\(found) of \(asked)")
+    }
 }

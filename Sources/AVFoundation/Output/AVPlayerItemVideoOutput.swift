@@ -15,8 +15,9 @@ import PlaybackEngine
 /// acquired.
 ///
 /// Differs from Apple:
-/// - Pictures arrive when due, not ahead of time, so a request for a time one refresh ahead returns the picture
-///   shown now (up to one refresh period late) rather than a future one.
+/// - In real-time playback forwards, pictures arrive up to 50 ms before they are due (so a display link asking
+///   about its next refresh finds the picture for it); with a virtual clock, or playing backwards, they arrive when
+///   due.
 /// - `kCVPixelBufferPixelFormatTypeKey` (one number or an array: the first format listed that can be produced is
 ///   used) chooses the format: the decoder's own buffer is returned without a copy when it already has that format
 ///   (usually `kCVPixelFormatType_420YpCbCr8Planar`, 'y420'); otherwise the picture is converted with libswscale
@@ -150,10 +151,18 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     /// Apple's `requestNotificationOfMediaDataChange(withAdvanceInterval:)` — for a client going quiescent (a
     /// display link stopped while paused).
     ///
-    /// Differs from Apple: the notice comes when the next picture arrives (at once if one not yet acquired is
-    /// already there), not `interval` seconds ahead of it; the interval is ignored.
+    /// Differs from Apple: the notice comes when the next picture arrives, or at once if one not yet acquired is
+    /// already there and due within `interval` of playback (never while paused: time does not move), rather than
+    /// exactly `interval` seconds ahead of the change.
     open func requestNotificationOfMediaDataChange(withAdvanceInterval interval: TimeInterval) {
-        if store.requestNotification() { notifyMediaDataWillChange() }
+        var horizon = CMTime.positiveInfinity
+        if let binding = currentBinding {
+            let now = binding.engine.currentTime(of: binding.session)
+            let rate = Double(abs(binding.engine.currentRate))
+            let ahead = interval.isFinite ? max(0, interval) * rate : 0
+            horizon = now + CMTime(seconds: ahead, preferredTimescale: 1_000_000_000)
+        }
+        if store.requestNotification(dueBy: horizon) { notifyMediaDataWillChange() }
     }
 
     /// Calls `outputMediaDataWillChange` on the delegate queue.

@@ -23,6 +23,10 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
     /// Pictures kept at most (the current one and a few after it).
     static let capacity = 4
 
+    /// In real-time playback a picture arrives up to 50 ms (three 60 Hz refreshes) before it is due, so a display
+    /// link asking about its next refresh finds the picture for it.
+    var presentationLeadTime: Double { 0.05 }
+
     /// Set once by the output's initializer, before the store is registered with an engine.
     var owner: WeakOutput?
 
@@ -109,10 +113,11 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
         }
     }
 
-    /// Records a notification request; true when a picture not yet acquired is already there (notify now).
-    func requestNotification() -> Bool {
+    /// Records a notification request; true when a picture not yet acquired, shown from `horizon` at the latest, is
+    /// already there (notify now).
+    func requestNotification(dueBy horizon: CMTime) -> Bool {
         lock.withLock {
-            if entries.contains(where: { $0.id > acquired }) { return true }
+            if entries.contains(where: { $0.id > acquired && $0.time <= horizon }) { return true }
             notificationRequested = true
             return false
         }

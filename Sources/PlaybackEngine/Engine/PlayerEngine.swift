@@ -8,6 +8,14 @@ package protocol VideoFrameSink: AnyObject, Sendable {
     func present(_ frame: VideoFrame, itemTime: CMTime, session: ItemSession)
     /// The sequence was interrupted (seek, item change): drop anything queued.
     func flush(session: ItemSession?)
+    /// Seconds (of real time) before a picture is due that this sink may already receive it, in real-time playback
+    /// forwards; 0: only when due. A video output that a display link asks about the next refresh wants a lead.
+    var presentationLeadTime: Double { get }
+}
+
+extension VideoFrameSink {
+    /// Only when due.
+    package var presentationLeadTime: Double { 0 }
 }
 
 /// How the engine keeps time and where audio goes.
@@ -889,12 +897,56 @@ package final class PlayerEngine: @unchecked Sendable {
             return Array(videoSinks.values)
         }
         guard let sinks else { return }
+        // Sinks with a lead may have had this picture already (``presentEarly(_:upTo:rate:)``).
+        let early = lock.withLock { () -> (VideoFrame?, Bool) in
+            guard let e = earlyPresented, e.session == session.id, e.serial == frame.serial, t <= e.time else {
+                return (nil, false)
+            }
+            return (e.time == t ? e.composed : nil, true)
+        }
         var shown = frame
-        if let compose = session.videoCompositor {
+        if let composed = early.0 {
+            shown = composed
+        } else if let compose = session.videoCompositor {
             guard let composed = compose(frame, t) else { return }  // the compositor dropped it
             shown = composed
         }
-        for s in sinks { s.present(shown, itemTime: t, session: session) }
+        for s in sinks where !(early.1 && s.presentationLeadTime > 0) {
+            s.present(shown, itemTime: t, session: session)
+        }
+    }
+
+    /// The last picture handed to lead sinks before it was due: its session, serial, item time and composed form.
+    private var earlyPresented: (session: UUID, serial: Serial, time: CMTime, composed: VideoFrame?)?
+
+    /// Real time, forwards: hands the next pictures to sinks with a ``VideoFrameSink/presentationLeadTime`` once they
+    /// are due within that lead (the queue's next two at most), so an output asked about the next display refresh
+    /// already has the picture for it.
+    private func presentEarly(_ session: ItemSession, upTo t: CMTime, rate: Float) {
+        guard let frames = session.videoFrames else { return }
+        let (sinks, mark): ([any VideoFrameSink], CMTime?) = lock.withLock {
+            let lead = videoSinks.values.filter { $0.presentationLeadTime > 0 }
+            let e = earlyPresented.flatMap { $0.session == session.id ? $0 : nil }
+            return (lead, e.map(\.time))
+        }
+        guard let lead = sinks.map(\.presentationLeadTime).max(), lead > 0 else { return }
+        let horizon = t + CMTime(seconds: lead * Double(abs(rate)), preferredTimescale: 1_000_000_000)
+        for candidate in [frames.peek(), frames.peekNext()] {
+            guard let (frame, serial) = candidate, serial == session.videoSerial else { return }
+            let ft = session.itemTime(frame.pts)
+            guard ft <= horizon else { return }
+            if let mark, ft <= mark, lock.withLock({ earlyPresented?.serial == serial }) { continue }
+            if let last = lock.withLock({ lastPresented }), ft <= last { continue }
+            var shown = frame
+            if let compose = session.videoCompositor {
+                guard let composed = compose(frame, ft) else { continue }
+                shown = composed
+            }
+            lock.withLock {
+                earlyPresented = (session.id, serial, ft, session.videoCompositor == nil ? nil : shown)
+            }
+            for s in sinks { s.present(shown, itemTime: ft, session: session) }
+        }
     }
 
     /// Presents the video frames due at `t`. Real time drops frames that are already late (a later
@@ -1049,6 +1101,7 @@ package final class PlayerEngine: @unchecked Sendable {
             return Self.refreshInterval
         }
         presentVideo(session, upTo: t, untimed: false)
+        presentEarly(session, upTo: t, rate: rate)
         advanceObservers(to: t)
         if checkEnd(session, at: t, end: end) { return 0 }
         publishBuffer(session)
