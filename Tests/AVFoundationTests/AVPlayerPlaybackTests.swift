@@ -322,6 +322,35 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
         XCTAssertEqual(indices, Array(0..<indices.count))
     }
 
+    /// French from the start, then back to automatic selection at 2 s: the default (English, 440 Hz) plays on live.
+    func test_selectAutomatically_midPlay_returnsToTheDefaultOption() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.multiAudioSubtitles))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        let changes = NotificationLog(AVPlayerItem.mediaSelectionDidChangeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .audible))
+        let french = try XCTUnwrap(group.options.first { $0.extendedLanguageTag == "fr" })
+        // play() at once after the selection: the switch and the start race on the engine thread.
+        item.select(french, in: group)
+        v.player.play()
+        v.clock.advance(by: CMTime(value: 2, timescale: 1))
+        waitUntil("two seconds of audio") { v.audio.frameCount >= 96_000 }
+        item.selectMediaOptionAutomatically(in: group)
+        XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group)?.displayName, "English")
+        v.clock.advance(by: CMTime(value: 4, timescale: 1))
+        waitUntil("end") { ends.count == 1 }
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(changes.count, 2)
+        let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[48_000..<96_000]), sampleRate: 48_000) ?? 0, 550, accuracy: 2)
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[110_000..<158_000]), sampleRate: 48_000) ?? 0, 440,
+            accuracy: 2)
+    }
+
     func test_disablingTheAudioTrack_silencesIt_disablingVideoStopsFrames() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: try fixture(.h264AAC))

@@ -194,4 +194,19 @@ final class AVPlayerSeekTests: XCTestCase {
         XCTAssertLessThanOrEqual(hundred, one * 3, "burst work \(hundred) vs one seek \(one)")
         withExtendedLifetime((keepSingle, keepBurst)) {}
     }
+
+    func test_seekBeforeReady_withoutAHandler_isPerformedOnceReady() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        v.player.replaceCurrentItem(with: item)
+        // Right after creating the player (the resume pattern): the item is not ready yet.
+        XCTAssertEqual(item.status, .unknown)
+        v.player.seek(to: CMTime(value: 3, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero)
+        let handled = LockedBox<Bool?>(nil)
+        item.seek(to: CMTime(value: 1, timescale: 1)) { ok in handled.withLock { $0 = ok } }
+        XCTAssertEqual(handled.withLock { $0 }, false, "a seek with a handler before ready completes false at once")
+        waitUntil("ready") { item.status == .readyToPlay }
+        waitUntil("frame 90 (3 s)") { v.frames.indices.last == 90 }
+        XCTAssertEqual(item.currentTime(), CMTime(value: 3, timescale: 1))
+    }
 }

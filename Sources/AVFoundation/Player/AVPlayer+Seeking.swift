@@ -24,6 +24,12 @@ extension AVPlayerItem {
             apiViolation("Seek tolerances must be valid and non-negative.")
         }
         guard let (session, engine) = sessionAndEngine(), status == .readyToPlay else {
+            // Before the item is ready: a seek without a handler is kept and performed once it is (the latest wins),
+            // so `player.seek(to: resumeTime)` right after creating the player works; one with a handler completes
+            // `false` at once (Apple raises for that).
+            if completionHandler == nil, status == .unknown {
+                mutate { $0.seekWhenReady = (time, toleranceBefore, toleranceAfter) }
+            }
             completionHandler?(false)
             return
         }
@@ -96,9 +102,9 @@ extension AVPlayer {
         await withCheckedContinuation { c in seek(to: date) { c.resume(returning: $0) } }
     }
 
-    /// Seeks the current item near `time` (fast).
+    /// Seeks the current item near `time` (fast); before the item is ready, once it is.
     public func seek(to time: CMTime) {
-        seek(to: time) { _ in }
+        currentItem?.seek(to: time, completionHandler: nil)
     }
 
     /// Seeks the current item; with no item the handler runs at once with `false`.
@@ -110,8 +116,10 @@ extension AVPlayer {
         item.seek(to: time, completionHandler: completionHandler)
     }
 
+    /// Seeks the current item within the tolerances; before the item is ready, once it is.
     public func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime) {
-        seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter) { _ in }
+        currentItem?.seek(
+            to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter, completionHandler: nil)
     }
 
     public func seek(

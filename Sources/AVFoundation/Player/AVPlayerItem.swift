@@ -74,6 +74,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var attachDate: Date?
         /// Where playback starts when the item becomes ready (AVPlayerLooper's range start).
         var startTime: CMTime = .zero
+        /// A seek without a completion handler asked for before the item was ready (the latest); performed then.
+        var seekWhenReady: (time: CMTime, before: CMTime, after: CMTime)?
     }
 
     /// Creates an item for the asset at `URL` (`AVURLAsset(url:)`); returns at once, `.unknown`.
@@ -411,6 +413,15 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set(\.currentMediaSelection) { s in
             s.selection?.selections[ObjectIdentifier(mediaSelectionGroup)] = nil
         }
+        NotificationCenter.default.post(name: AVPlayerItem.mediaSelectionDidChangeNotification, object: self)
+        if mediaSelectionGroup.characteristic == .audible {
+            // Back to the group's default option: its track becomes the enabled audio track, live.
+            let option = currentMediaSelection.selectedMediaOption(in: mediaSelectionGroup)
+            for t in tracks where t.assetTrack?.mediaType == .audio {
+                t.setEnabledSilently(option != nil && t.assetTrack?.trackID == option?.trackID)
+            }
+            applyPlayedStreams()
+        }
     }
 
     // MARK: Collectors
@@ -430,14 +441,14 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
 
     /// A snapshot of the access log (nil before anything was logged).
     open func accessLog() -> AVPlayerItemAccessLog? {
-        let log = read { $0.accessLog }
-        return log.events.isEmpty ? nil : log
+        // A copy taken under the item's lock: later events do not change a log the app holds.
+        let log = read { $0.accessLog.events.isEmpty ? nil : $0.accessLog.copy() as? AVPlayerItemAccessLog }
+        return log
     }
 
     /// A snapshot of the error log (nil when empty).
     open func errorLog() -> AVPlayerItemErrorLog? {
-        let log = read { $0.errorLog }
-        return log.events.isEmpty ? nil : log
+        read { $0.errorLog.events.isEmpty ? nil : $0.errorLog.copy() as? AVPlayerItemErrorLog }
     }
 
     open override var description: String {
@@ -580,8 +591,11 @@ extension AVPlayerItem {
             s.status = .readyToPlay
         }
         applyAudioMix()
-        let start = read { $0.startTime }
-        if start > .zero, let (session, engine) = sessionAndEngine() {
+        let (start, early) = read { ($0.startTime, $0.seekWhenReady) }
+        if let early {
+            mutate { $0.seekWhenReady = nil }
+            seek(to: early.time, toleranceBefore: early.before, toleranceAfter: early.after)
+        } else if start > .zero, let (session, engine) = sessionAndEngine() {
             engine.seek(session, to: start, exact: true, completion: nil)
         }
     }

@@ -41,6 +41,9 @@ open class AVPlayerItemAccessLog: NSObject, NSCopying, @unchecked Sendable {
 /// One access-log event. Numbers are negative when unknown, strings and dates nil.
 open class AVPlayerItemAccessLogEvent: NSObject, NSCopying, @unchecked Sendable {
     public internal(set) var numberOfMediaRequests: Int = -1
+    /// The number of media segments downloaded: Apple's deprecated name for ``numberOfMediaRequests``.
+    @available(*, deprecated, renamed: "numberOfMediaRequests")
+    public var numberOfSegmentsDownloaded: Int { numberOfMediaRequests }
     public internal(set) var playbackStartDate: Date?
     public internal(set) var uri: String?
     public internal(set) var serverAddress: String?

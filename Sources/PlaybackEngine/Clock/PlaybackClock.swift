@@ -41,6 +41,13 @@ package final class PlaybackClock: @unchecked Sendable {
         freeze(at: now)
     }
 
+    /// The anchor: item time `item` at host time `host`, moving at `rate` (host 0 and rate 0 while frozen).
+    package var anchor: (item: CMTime, host: UInt64, rate: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (anchorItem, anchorHost, rate)
+    }
+
     package var isRunning: Bool {
         lock.lock()
         defer { lock.unlock() }

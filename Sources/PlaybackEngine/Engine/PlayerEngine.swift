@@ -395,13 +395,19 @@ package final class PlayerEngine: @unchecked Sendable {
     /// Performs a pending stream switch (engine thread, lock not held).
     private func performStreamSwitch(_ session: ItemSession) {
         guard
-            let (s, video, audio, t, host) = lock.withLock({ () -> (ItemSession, Int?, Int?, CMTime, UInt64?)? in
+            var (s, video, audio, t, host) = lock.withLock({ () -> (ItemSession, Int?, Int?, CMTime, UInt64?)? in
                 guard let p = pendingSwitch, p.session.id == session.id else { return nil }
                 pendingSwitch = nil
                 return p
             })
         else { return }
         lock.withLock {
+            // Playback started after the switch was asked for (a `play()` right after a selection): keep the pace of
+            // that start, so time that passed since (a manual clock advanced) is played, not skipped.
+            if playing, host == nil {
+                let anchor = clock.anchor
+                (t, host) = (anchor.item, anchor.host)
+            }
             lastTime = t
             clock.freeze(at: t)
             playing = false
