@@ -109,3 +109,38 @@ func residentMegabytes() -> Double {
     let pages = Double(s.split(separator: " ")[1]) ?? 0
     return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
 }
+
+/// Apple's `init(url:)`, `init(playerItem:)` and `init(items:)` are designated: subclasses call them.
+private final class TrackingPlayer: AVPlayer, @unchecked Sendable {
+    let label: String
+    init(label: String, item: AVPlayerItem) {
+        self.label = label
+        super.init(playerItem: item)
+    }
+}
+
+private final class LabelledQueuePlayer: AVQueuePlayer, @unchecked Sendable {
+    let label: String
+    init(label: String, items: [AVPlayerItem]) {
+        self.label = label
+        super.init(items: items)
+    }
+}
+
+final class AVPlayerInitializerTests: XCTestCase {
+    func test_subclassesCallTheDesignatedInitializers() throws {
+        let item = AVPlayerItem(url: try fixture(.videoOnly))
+        let player = TrackingPlayer(label: "a", item: item)
+        XCTAssertTrue(player.currentItem === item)
+        XCTAssertEqual(player.actionAtItemEnd, .pause)
+        let items = [AVPlayerItem(url: try fixture(.videoOnly)), AVPlayerItem(url: try fixture(.audioOnly))]
+        let queue = LabelledQueuePlayer(label: "q", items: items)
+        XCTAssertEqual(queue.items().count, 2)
+        XCTAssertEqual(queue.actionAtItemEnd, .advance)
+        let fromURL = AVQueuePlayer(url: try fixture(.videoOnly))
+        XCTAssertEqual(fromURL.items().count, 1)
+        XCTAssertEqual(fromURL.actionAtItemEnd, .advance)
+        XCTAssertEqual(AVQueuePlayer(playerItem: nil).items().count, 0)
+        XCTAssertEqual(player.label + queue.label, "aq")
+    }
+}

@@ -93,14 +93,15 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// A player for an item made from `URL`.
-    public convenience init(url URL: URL) {
-        self.init(playerItem: AVPlayerItem(url: URL))
+    /// A player for an item made from `URL` (designated, as Apple's, so subclasses can call it).
+    public init(url URL: URL) {
+        super.init()
+        replaceCurrentItem(with: AVPlayerItem(url: URL))
     }
 
-    /// A player for `item` (traps if the item belongs to another player).
-    public convenience init(playerItem item: AVPlayerItem?) {
-        self.init()
+    /// A player for `item` (traps if the item belongs to another player; designated, as Apple's).
+    public init(playerItem item: AVPlayerItem?) {
+        super.init()
         if let item { replaceCurrentItem(with: item) }
     }
 
@@ -145,6 +146,9 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             apiViolation(
                 "An AVPlayerItem cannot be associated with more than one instance of AVPlayer "
                     + "(\(item) already belongs to \(owner)).")
+        }
+        if let item, read({ $0.items.dropFirst().contains { $0 === item } }) {
+            apiViolation("\(item) is already in the queue: an item cannot be queued twice.")
         }
         set(\.currentItem) { s in
             if s.items.isEmpty {

@@ -9,10 +9,25 @@ open class AVQueuePlayer: AVPlayer, @unchecked Sendable {
         mutate { $0.actionAtItemEnd = .advance }
     }
 
-    /// Enqueues `items` (traps on a duplicate or an item owned by another player).
-    public convenience init(items: [AVPlayerItem]) {
-        self.init()
+    /// Enqueues `items` (traps on a duplicate or an item owned by another player; designated, as Apple's).
+    public init(items: [AVPlayerItem]) {
+        super.init()
+        mutate { $0.actionAtItemEnd = .advance }
         for item in items { insert(item, after: nil) }
+    }
+
+    /// A queue of one item made from `URL`.
+    public override init(url URL: URL) {
+        super.init()
+        mutate { $0.actionAtItemEnd = .advance }
+        insert(AVPlayerItem(url: URL), after: nil)
+    }
+
+    /// A queue of `item` (or an empty queue).
+    public override init(playerItem item: AVPlayerItem?) {
+        super.init()
+        mutate { $0.actionAtItemEnd = .advance }
+        if let item { insert(item, after: nil) }
     }
 
     /// The queue, current item first.
