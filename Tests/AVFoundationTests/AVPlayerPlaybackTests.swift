@@ -161,6 +161,57 @@ final class AVPlayerPlaybackTests: XCTestCase {
         XCTAssertEqual(v.player.rate, 0.5)
     }
 
+    func test_setRateTimeAtHostTime_waitsForTheHostTime_thenPlaysFromTheItemTime() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        v.player.automaticallyWaitsToMinimizeStalling = false
+        let start = v.clock.time + CMTime(value: 1, timescale: 1)
+        v.player.setRate(1, time: CMTime(value: 5, timescale: 1), atHostTime: start)
+        XCTAssertEqual(v.player.rate, 1)
+        waitUntil("frame 150 (5 s) shown") { v.frames.indices.last == 150 }
+        v.clock.advance(by: CMTime(value: 1, timescale: 2))
+        spinMainRunLoop(0.2)
+        XCTAssertEqual(item.currentTime(), CMTime(value: 5, timescale: 1), "holds until the host time")
+        XCTAssertEqual(v.player.timeControlStatus, .waitingToPlayAtSpecifiedRate)
+        // One second after the host time: 6 s, frame 180.
+        v.clock.advance(by: CMTime(value: 3, timescale: 2))
+        waitUntil("frame 180 (6 s)") { v.frames.indices.last == 180 }
+        XCTAssertEqual(item.currentTime().seconds, 6, accuracy: 0.001)
+        waitUntil("playing") { v.player.timeControlStatus == .playing }
+        // playImmediately reports playing at once for a ready item.
+        v.player.pause()
+        v.player.playImmediately(atRate: 1)
+        XCTAssertEqual(v.player.timeControlStatus, .playing)
+    }
+
+    func test_timebase_followsThePlayback_andIsReadOnly() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        XCTAssertNil(item.timebase)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let timebase = try XCTUnwrap(item.timebase)
+        XCTAssertTrue(item.timebase === timebase)
+        XCTAssertEqual(CMTimebaseGetRate(timebase), 0)
+        v.player.play()
+        waitUntil("playing") { v.player.timeControlStatus == .playing }
+        v.clock.advance(by: CMTime(value: 2, timescale: 1))
+        waitUntil("2 s") { CMTimebaseGetTime(timebase) >= CMTime(value: 2, timescale: 1) }
+        XCTAssertEqual(timebase.rate, 1)
+        XCTAssertEqual(CMTimebaseSetRate(timebase, rate: 2), kCMTimebaseError_ReadOnly)
+        XCTAssertThrowsError(try timebase.setTime(.zero))
+        // A timebase of one's own on the host clock.
+        let own = try CMTimebase(sourceClock: CMClockGetHostTimeClock())
+        XCTAssertEqual(own.time, .zero)
+        try own.setTime(CMTime(value: 10, timescale: 1))
+        try own.setRate(1)
+        usleep(20_000)
+        XCTAssertGreaterThan(own.time.seconds, 10.01)
+        XCTAssertLessThan(own.time.seconds, 11)
+    }
+
     func test_actionAtItemEnd_none_keepsRateAndItem() throws {
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: try fixture(.videoOnly))

@@ -209,9 +209,35 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         setRate(0, reason: .setRateCalled)
     }
 
-    /// Plays at `rate` now, without waiting to minimise stalls (files never need to).
+    /// Plays at `rate` now, without waiting to minimise stalls: with a ready item the time-control status is
+    /// `.playing` at once (an engine stall later reports waiting as usual).
     open func playImmediately(atRate rate: Float) {
         setRate(rate, reason: .setRateCalled)
+        if rate != 0, currentItem?.status == .readyToPlay { applyTimeControl(.playing) }
+    }
+
+    /// Plays at `rate` so that item time `itemTime` (`.invalid`: the current time) is reached at host time
+    /// `hostClockTime` (`.invalid`: now), to keep in step with an external timeline or another player. Traps unless
+    /// ``automaticallyWaitsToMinimizeStalling`` is false, as Apple raises. Host time is `CMClockGetHostTimeClock()`'s
+    /// (a `VirtualClock`'s time when ``sourceClock`` is one). Until that host time the player waits
+    /// (`.waitingToPlayAtSpecifiedRate`); an item time seeks exactly first.
+    open func setRate(_ rate: Float, time itemTime: CMTime, atHostTime hostClockTime: CMTime) {
+        guard !automaticallyWaitsToMinimizeStalling else {
+            apiViolation("setRate(_:time:atHostTime:) needs automaticallyWaitsToMinimizeStalling to be false.")
+        }
+        guard rate.isFinite else { return }
+        let changed: Bool = lock.withLock { state.rate != rate }
+        if changed {
+            set(\.rate) { $0.rate = rate }
+            NotificationCenter.default.post(
+                name: Self.rateDidChangeNotification, object: self,
+                userInfo: [Self.rateDidChangeReasonKey: RateDidChangeReason.setRateCalled])
+        }
+        if rate != 0 && read({ $0.items.isEmpty == false }) { _ = engineCreatingIfNeeded() }
+        let host = hostClockTime.isNumeric ? CMClockConvertHostTimeToSystemUnits(hostClockTime) : nil
+        existingEngine?.setRate(rate, time: itemTime.isNumeric ? itemTime : nil, atHost: host)
+        refreshWaitingState()
+        if rate == 0 { noteStopped() } else { noteStarted() }
     }
 
     func setRate(_ newRate: Float, reason: RateDidChangeReason) {

@@ -31,6 +31,10 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     let observationHub = ObservationHub<AVPlayerItem>()
     /// The video composition and its renderer (own lock; see AVPlayerItem+VideoComposition.swift).
     let videoCompositionState = VideoCompositionState()
+    /// The item, weakly, for its timebase's reads.
+    private let itemReference: WeakItemReference
+    /// The read-only timebase ``timebase`` hands out (one per item).
+    let ownTimebase: CMTimebase
 
     struct State {
         var status = Status.unknown
@@ -93,7 +97,11 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     public init(asset: AVAsset, automaticallyLoadedAssetKeys: [String]?) {
         self.asset = asset
         self.automaticallyLoadedAssetKeys = automaticallyLoadedAssetKeys ?? ["duration"]
+        let reader = WeakItemReference()
+        itemReference = reader
+        ownTimebase = CMTimebase(following: { reader.item?.timebaseReading ?? (.invalid, 0) })
         super.init()
+        reader.item = self
     }
 
     /// The async-property form (Apple's `AVPartialAsyncProperty` keys).

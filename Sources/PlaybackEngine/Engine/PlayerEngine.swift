@@ -283,6 +283,24 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package var currentRate: Float { lock.withLock { rate } }
 
+    /// Host time a scheduled start waits for (``setRate(_:time:atHost:)``); guarded by `lock`.
+    private var startGate: UInt64?
+
+    /// Plays at `newRate` with item time `itemTime` (nil: the current time) at host time `host` (nil: now) —
+    /// `AVPlayer.setRate(_:time:atHostTime:)`. An item time seeks exactly first; a host time still to come holds
+    /// playback (waiting) until then, and the clock is anchored on it, so several players started with the same host
+    /// time stay together.
+    package func setRate(_ newRate: Float, time itemTime: CMTime?, atHost host: UInt64?) {
+        lock.withLock {
+            startGate = newRate != 0 ? host : nil
+            if let itemTime, let s = queue.first, ready.contains(s.id) {
+                if let c = pendingSeek?.completion { deferred.append { c(false) } }
+                pendingSeek = PendingSeek(session: s, target: itemTime, mode: .exact, completion: nil)
+            }
+        }
+        setRate(newRate)
+    }
+
     /// Sets the time-pitch algorithm for audio at rates other than 1.
     package func setTimePitchAlgorithm(_ algorithm: TimePitchAlgorithm) {
         let r: Float = lock.withLock {
@@ -686,6 +704,18 @@ package final class PlayerEngine: @unchecked Sendable {
             pausePlayback(session)
             return 1
         }
+        if let gate = lock.withLock({ playing ? nil : startGate }), configuration.virtualClock?.mode != .untimed {
+            let now = hostNow()
+            if now < gate {
+                if sinkRunning {
+                    sink?.pause()
+                    sinkRunning = false
+                }
+                lock.withLock { setTimeControl(.waiting(.evaluatingBufferingRate)) }
+                guard configuration.virtualClock == nil else { return 1 }
+                return max(0.001, min(Self.refreshInterval, Double(gate - now) / 1e9))
+            }
+        }
         if currentRate < 0 {
             return reverseStep(session, rate: currentRate)
         }
@@ -1015,9 +1045,14 @@ package final class PlayerEngine: @unchecked Sendable {
     /// Starts the clock at the playhead if it is not running (lock held).
     private func startIfNeeded(_ session: ItemSession, rate: Float) -> Bool {
         guard !playing else { return false }
+        let now = hostNow()
+        // A start scheduled for a host time (``setRate(_:time:atHost:)``) waits for it, and is anchored on it.
+        if let gate = startGate, now < gate, configuration.virtualClock?.mode != .untimed { return false }
+        let anchor = startGate.map { min($0, now) } ?? now
+        startGate = nil
         playing = true
         stalled = false
-        clock.set(itemTime: lastTime, host: hostNow(), rate: effectiveRate(rate, pitchAlgorithm))
+        clock.set(itemTime: lastTime, host: anchor, rate: effectiveRate(rate, pitchAlgorithm))
         renderer.setActive(session.hasAudio && audioPlays(rate, pitchAlgorithm))
         // Periodic observers hear of a start, not of resuming after a seek or a stream switch.
         if timeControl != .playing { deferred += observers.event(at: lastTime) }

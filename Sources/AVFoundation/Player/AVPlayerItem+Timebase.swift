@@ -1,0 +1,24 @@
+import CoreMedia
+import Foundation
+
+extension AVPlayerItem {
+    /// The item's timeline as a read-only `CMTimebase` (Apple's `timebase`): its time is ``currentTime()`` and its
+    /// rate the rate playback moves at (0 while paused or waiting); nil until the item is ready in a player.
+    /// Setting its time or rate fails with `kCMTimebaseError_ReadOnly`: the player owns it.
+    public var timebase: CMTimebase? {
+        guard status == .readyToPlay, player != nil else { return nil }
+        return ownTimebase
+    }
+
+    /// What ``timebase`` reads: the current time and the rate time moves at.
+    var timebaseReading: (time: CMTime, rate: Double) {
+        let time = currentTime()
+        guard let player, player.currentItem === self, player.timeControlStatus == .playing else { return (time, 0) }
+        return (time, Double(player.rate))
+    }
+}
+
+/// A weak reference to an item, for closures made before the item exists.
+final class WeakItemReference: @unchecked Sendable {
+    weak var item: AVPlayerItem?
+}
