@@ -13,8 +13,8 @@ import PlaybackEngine
 /// - Every SDL video call happens on one process-wide window thread (``SDLVideoThread``), which owns every window,
 ///   renderer and texture, uploads the newest picture of each window, letterboxes it per ``Gravity``, presents
 ///   (with vsync when the renderer offers it) and pumps SDL events: a resize redraws, a close request hides the
-///   window. The thread starts with the first open window and ends, quitting SDL's video subsystem, once the last
-///   window is closed.
+///   window; keys pressed in a window and close or quit requests go to its ``setEventHandler(_:)``. The thread
+///   starts with the first open window and ends, quitting SDL's video subsystem, once the last window is closed.
 /// - The other methods may be called from any thread.
 ///
 /// Nothing is shown when no display is configured (``isDisplayConfigured``) or SDL's video subsystem cannot start;
@@ -30,6 +30,25 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
         case resizeAspectFill
         /// Window filled, picture stretched.
         case resize
+    }
+
+    /// Something the user did to the window, for ``setEventHandler(_:)``.
+    package enum Event: Sendable, Equatable {
+        /// A key went down (or repeated) while the window had the keyboard focus.
+        case key(Key)
+        /// The window's close button, or SDL's quit request (the last window closed, the session ending).
+        case closeRequested
+    }
+
+    /// A key: text as typed (from SDL's text input, layout and Shift applied), other keys by name.
+    package enum Key: Sendable, Equatable {
+        case character(Character)
+        case left
+        case right
+        case up
+        case down
+        case escape
+        case enter
     }
 
     /// What the window drew last, read back from the renderer (for tests).
@@ -67,6 +86,8 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
     private var requestedSize: (width: Int, height: Int)?
     /// Settings changed since the window thread last looked.
     private var settingsChanged = true
+    /// Called on the window thread with each ``Event``.
+    private var eventHandler: (@Sendable (Event) -> Void)?
     /// Guarded by `snapshotReady`.
     private var snapshotRequested = false
     private var snapshot: Snapshot?
@@ -135,6 +156,12 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
             rotation = ((degrees % 360) + 360) % 360 / 90 * 90
             settingsChanged = true
         }
+    }
+
+    /// Calls `handler` on the window thread with each key pressed in the window and each close request (nil: none).
+    /// The handler must return quickly (hand the event to another queue); it must not call back into SDL.
+    package func setEventHandler(_ handler: (@Sendable (Event) -> Void)?) {
+        lock.withLock { eventHandler = handler }
     }
 
     /// Starts showing pictures (registers with the window thread). Called again after ``close()`` it reopens.
@@ -229,6 +256,7 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
         case SDL_WINDOWEVENT_CLOSE.rawValue:
             if let window { SDL_HideWindow(window) }
             hidden = true
+            send(.closeRequested)
         case SDL_WINDOWEVENT_SIZE_CHANGED.rawValue, SDL_WINDOWEVENT_RESIZED.rawValue, SDL_WINDOWEVENT_EXPOSED.rawValue:
             needsDraw = true
         default:
@@ -238,6 +266,35 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
 
     /// The SDL id of the window, if open.
     fileprivate var windowID: UInt32? { window.map { SDL_GetWindowID($0) } }
+
+    /// Whether the window is open and not hidden by a close request (window thread).
+    fileprivate var isVisible: Bool { window != nil && !hidden }
+
+    /// Hands `event` to the event handler, if any (window thread).
+    fileprivate func send(_ event: Event) {
+        let handler = lock.withLock { eventHandler }
+        handler?(event)
+    }
+
+    /// The key for a key-down event, or nil for keys that type text while SDL's text input is on (those come as
+    /// text input events, with the keyboard layout applied) and for keys the window does not report.
+    fileprivate static func key(_ keysym: SDL_Keysym, textInputActive: Bool) -> Key? {
+        switch keysym.sym {
+        case Int32(bitPattern: SDLK_LEFT.rawValue): return .left
+        case Int32(bitPattern: SDLK_RIGHT.rawValue): return .right
+        case Int32(bitPattern: SDLK_UP.rawValue): return .up
+        case Int32(bitPattern: SDLK_DOWN.rawValue): return .down
+        case Int32(bitPattern: SDLK_ESCAPE.rawValue): return .escape
+        case Int32(bitPattern: SDLK_RETURN.rawValue), Int32(bitPattern: SDLK_KP_ENTER.rawValue): return .enter
+        case 0x20..<0x7F:
+            guard !textInputActive, let scalar = UnicodeScalar(UInt32(keysym.sym)) else { return nil }
+            // Without text input only letters know Shift; other keys come unshifted.
+            let shifted = keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            let c = Character(scalar)
+            return .character(shifted ? Character(c.uppercased()) : c)
+        default: return nil
+        }
+    }
 
     private func createWindow(title: String, width: Int, height: Int) -> Bool {
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
@@ -454,9 +511,29 @@ final class SDLVideoThread: @unchecked Sendable {
             for window in active { window.service() }
             guard SDL_WaitEventTimeout(&event, 4) != 0 else { continue }
             repeat {
-                if event.type == SDL_WINDOWEVENT.rawValue {
+                switch event.type {
+                case SDL_WINDOWEVENT.rawValue:
                     let id = event.window.windowID
                     active.first { $0.windowID == id }?.handle(event.window)
+                case SDL_KEYDOWN.rawValue:
+                    let id = event.key.windowID
+                    if let key = SDLVideoWindow.key(
+                        event.key.keysym, textInputActive: SDL_IsTextInputActive() == SDL_TRUE)
+                    {
+                        active.first { $0.windowID == id }?.send(.key(key))
+                    }
+                case SDL_TEXTINPUT.rawValue:
+                    let id = event.text.windowID
+                    guard let window = active.first(where: { $0.windowID == id }) else { break }
+                    let text = withUnsafeBytes(of: event.text.text) {
+                        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                    }
+                    for c in text { window.send(.key(.character(c))) }
+                case SDL_QUIT.rawValue:
+                    // Windows already closed by the user have said so.
+                    for window in active where window.isVisible { window.send(.closeRequested) }
+                default:
+                    break
                 }
             } while SDL_PollEvent(&event) != 0
         }

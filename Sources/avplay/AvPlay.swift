@@ -13,6 +13,7 @@ struct AvPlay {
                  avplay frame FILE|URL --at T [--exact] [--size WxH] -o OUT.png
                  avplay thumbs FILE|URL (--count N | --every T) [--width W] -o OUT.png
                  avplay decode-bench FILE|URL
+                 avplay seek-bench FILE|URL --targets T1,T2,…
 
         Plays the inputs in order (an AVQueuePlayer) with sound and a status line on the terminal:
         state, time / duration, progress and buffered range, rate, volume, A/V tracks, dropped frames,
@@ -21,7 +22,7 @@ struct AvPlay {
         Basic options:
          --start=<seconds>    start at this time, seeking exactly (default: 0)
          --end=<seconds>      stop the first input at this time (forwardPlaybackEndTime; default: its end)
-         --rate=<factor>      playback rate 1/32…32, pitch kept (default: 1)
+         --rate=<factor>      playback rate 1/32…32, pitch kept; negative plays backwards, silent (default: 1)
          --pitch=<algorithm>  how audio sounds at rates other than 1: timedomain (pitch kept, default),
                               spectral (pitch kept, best quality), varispeed (pitch follows the rate),
                               lowquality (rates snap to 0.5 … 2)
@@ -30,6 +31,7 @@ struct AvPlay {
          --no-audio           play with the sound muted: the audio track is still decoded (the clock
                               stays audio-driven), only silenced; `m` unmutes it (default: no)
          --exact              exact seeks (zero tolerances) from the start instead of fast ones (default: no)
+         --pause              start paused on the first picture (at --start); space plays (default: no)
          --loop               loop the first input forever (AVPlayerLooper; other inputs are ignored)
          --quiet              no status line
          --no-window          no video window (default: a window when DISPLAY or WAYLAND_DISPLAY is set)
@@ -39,19 +41,21 @@ struct AvPlay {
          -h, --help           show this help        --version    show the version
         Options take their value as the next argument (--start 5) or after = (--start=5).
 
-        Keys (when standard input is a terminal):
+        Keys (in the terminal, when standard input is one, and in the video window):
          SPACE                pause / play
          LEFT / RIGHT         seek 5 s back / forward
          DOWN / UP            seek 60 s back / forward
          e                    toggle exact seeking (zero tolerances) and fast seeking (default tolerances)
          , / .                step a frame back / forward (only when the item can step)
          [ / ]                rate ÷ / × 1.25 (1/32 … 32)
+         { / }                rate down / up through the presets −2, −1, −0.5, 0.25, 0.5, 1, 1.5, 2, 4, 8
+                              (the reverse ones only when the item can play in reverse)
          m                    mute / unmute
          9 / 0                volume − / + 10 %
          a                    next audio option (the asset's audible media-selection group)
          s                    next subtitle option, then off (the legible group)
          n                    next item in the queue
-         q                    quit (exit status 0; Ctrl-C quits with 130)
+         q                    quit (exit status 0; Ctrl-C quits with 130; closing the window quits too)
         The terminal's settings are restored on every exit, Ctrl-C and SIGTERM included.
 
         Info:
@@ -69,6 +73,10 @@ struct AvPlay {
          avplay decode-bench FILE
                               takes every picture as BGRA through an AVPlayerItemVideoOutput as fast as
                               possible and prints the count and frames per second (for make bench)
+         avplay seek-bench FILE --targets T1,T2,…
+                              exact seeks (zero tolerances) to each time in turn on a paused player, each timed
+                              from the seek call until an AVPlayerItemVideoOutput has the picture due there;
+                              prints each time and the median and 95th percentile (for make bench)
 
         Environment:
          SDL_AUDIODRIVER      SDL's audio driver: dummy discards sound (use it without a sound card),
@@ -108,6 +116,9 @@ struct AvPlay {
         case "decode-bench":
             args.removeFirst()
             exit(await DecodeBenchCommand.run(args))
+        case "seek-bench":
+            args.removeFirst()
+            exit(await SeekBenchCommand.run(args))
         default:
             if command == "play" { args.removeFirst() }
             guard let options = PlayCommand.parse(args) else {

@@ -17,10 +17,10 @@ final class FrameGrabber {
     let output: AVPlayerItemVideoOutput
     private let name: String
 
-    /// Loads `url` with an output vending BGRA, scaled to `width` x `height` when given (one of them alone keeps
-    /// the aspect ratio).
-    init(url: URL, width: Int? = nil, height: Int? = nil) {
-        var attributes: [String: Any] = [kCVPixelBufferPixelFormatTypeKey: kCVPixelFormatType_32BGRA]
+    /// Loads `url` with an output vending `pixelFormat` (BGRA by default), scaled to `width` x `height` when given
+    /// (one of them alone keeps the aspect ratio).
+    init(url: URL, width: Int? = nil, height: Int? = nil, pixelFormat: OSType = kCVPixelFormatType_32BGRA) {
+        var attributes: [String: Any] = [kCVPixelBufferPixelFormatTypeKey: pixelFormat]
         if let width { attributes[kCVPixelBufferWidthKey] = width }
         if let height { attributes[kCVPixelBufferHeightKey] = height }
         output = AVPlayerItemVideoOutput(pixelBufferAttributes: attributes)

@@ -1,4 +1,4 @@
-import Foundation
+import AVFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +11,20 @@ enum Key: Equatable, Sendable {
     case down
     case left
     case right
+}
+
+extension Key {
+    /// The key a window key stands for; nil for keys the player does not use.
+    init?(_ windowKey: AVPlayerLayerWindowEvent.Key) {
+        switch windowKey {
+        case .character(let c): self = .character(c)
+        case .left: self = .left
+        case .right: self = .right
+        case .up: self = .up
+        case .down: self = .down
+        case .escape, .enter: return nil
+        }
+    }
 }
 
 /// Turns terminal input bytes into keys: printable ASCII as characters, `ESC [ A…D` (and the

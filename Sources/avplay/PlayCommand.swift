@@ -21,6 +21,8 @@ enum PlayCommand {
         var noAudio = false
         var events = false
         var noWindow = false
+        /// Start paused (`--pause`): the first picture (at `--start`) is shown, space plays.
+        var paused = false
         /// `audioTimePitchAlgorithm` for every item.
         var pitch: AVAudioTimePitchAlgorithm = .timeDomain
     }
@@ -47,7 +49,8 @@ enum PlayCommand {
                 guard let v: Float = number(a, { $0 >= 0 && $0 <= 1 }) else { return nil }
                 o.volume = v
             case "--rate":
-                guard let v: Float = number(a, { $0 > 0 }) else { return nil }
+                // Negative rates play backwards (items that can play in reverse).
+                guard let v: Float = number(a, { $0 != 0 && abs($0) <= 32 }) else { return nil }
                 o.rate = v
             case "--pitch":
                 let names: [String: AVAudioTimePitchAlgorithm] = [
@@ -71,6 +74,7 @@ enum PlayCommand {
             case "--exact": o.exact = true
             case "--no-audio": o.noAudio = true
             case "--no-window": o.noWindow = true
+            case "--pause": o.paused = true
             case "--events": o.events = true
             default:
                 if a.hasPrefix("-") && a != "-" {
@@ -135,6 +139,8 @@ enum PlayCommand {
         let session = PlaySession(player: player, options: options)
         running = (session, looper, layer)
         session.start()
+        // Keys pressed in the window do what they do in the terminal; closing the window quits.
+        layer?.windowEventHandler = { event in MainActor.assumeIsolated { session.handle(event) } }
         if TerminalInput.isInteractive {
             TerminalInput.enterRawMode()
             TerminalInput.startReading { key in session.handle(key) }

@@ -69,7 +69,11 @@ final class PlaySession {
             self.timer = timer
         }
         player.defaultRate = options.rate
-        player.rate = options.rate
+        if options.paused {
+            extras.message = "pause"
+        } else {
+            player.rate = options.rate
+        }
     }
 
     // MARK: Items
@@ -162,7 +166,22 @@ final class PlaySession {
 
     // MARK: Keys
 
-    /// Applies one key (see `avplay --help`, "Keys").
+    /// Applies an event from the video window: its keys as the terminal's, a close request as `q`.
+    func handle(_ event: AVPlayerLayerWindowEvent) {
+        switch event {
+        case .keyDown(let windowKey):
+            if let key = Key(windowKey) { handle(key) }
+        case .closeRequested:
+            quit()
+        }
+    }
+
+    /// Quits: exit status 0, or 1 when an input could not be played.
+    func quit() {
+        finish(failures.value > 0 ? 1 : 0)
+    }
+
+    /// Applies one key (see `avplay --help`, "Keys"), from the terminal or the video window: the one dispatcher.
     func handle(_ key: Key) {
         guard !finishing else { return }
         switch key {
@@ -185,6 +204,8 @@ final class PlaySession {
         case ".": step(by: 1)
         case "[": changeRate(by: 1 / 1.25)
         case "]": changeRate(by: 1.25)
+        case "{": stepRatePreset(up: false)
+        case "}": stepRatePreset(up: true)
         case "m":
             player.isMuted.toggle()
             extras.message = player.isMuted ? "muted" : "unmuted"
@@ -195,7 +216,7 @@ final class PlaySession {
         case "n":
             extras.message = "next"
             player.advanceToNextItem()
-        case "q": finish(failures.value > 0 ? 1 : 0)
+        case "q": quit()
         default: break
         }
     }
@@ -241,8 +262,42 @@ final class PlaySession {
         extras.message = frames > 0 ? "step +1" : "step -1"
     }
 
+    /// Multiplies the rate's magnitude by `factor` (keeping its direction), within 1/32 … 32.
     private func changeRate(by factor: Float) {
-        let rate = min(max(extras.rate * factor, 1 / 32), 32)
+        let magnitude = min(max(abs(extras.rate) * factor, 1 / 32), 32)
+        setRate(extras.rate < 0 ? -magnitude : magnitude)
+    }
+
+    /// The rates `{` and `}` step through; the reverse ones only when the current item can play them.
+    static let ratePresets: [Float] = [-2, -1, -0.5, 0.25, 0.5, 1, 1.5, 2, 4, 8]
+
+    /// Whether `item` can play at the preset `rate`: forward rates always (the player plays 1/32 … 32), reverse
+    /// ones per the item's `canPlayReverse` (−1), `canPlaySlowReverse` (−1 … 0) and `canPlayFastReverse` (< −1).
+    static func canPlay(preset rate: Float, _ item: AVPlayerItem?) -> Bool {
+        if rate > 0 { return true }
+        guard let item, item.canPlayReverse else { return false }
+        if rate == -1 { return true }
+        return rate > -1 ? item.canPlaySlowReverse : item.canPlayFastReverse
+    }
+
+    /// The next preset rate above (`up`) or below the current one that the item can play.
+    static func nextPreset(after rate: Float, up: Bool, _ item: AVPlayerItem?) -> Float? {
+        let usable = ratePresets.filter { canPlay(preset: $0, item) }
+        return up ? usable.first { $0 > rate + 1e-4 } : usable.last { $0 < rate - 1e-4 }
+    }
+
+    private func stepRatePreset(up: Bool) {
+        guard let rate = Self.nextPreset(after: extras.rate, up: up, player.currentItem) else {
+            let reverse = player.currentItem?.canPlayReverse == true ? "" : " (this item can’t play in reverse)"
+            let which = up ? "highest" : "lowest"
+            extras.message = String(format: "rate %.2f× is the ", extras.rate) + "\(which) preset" + (up ? "" : reverse)
+            return
+        }
+        setRate(rate)
+    }
+
+    /// Plays at `rate` from now on (when paused, once resumed).
+    private func setRate(_ rate: Float) {
         extras.rate = rate
         player.defaultRate = rate
         if player.rate != 0 { player.rate = rate }

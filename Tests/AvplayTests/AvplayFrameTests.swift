@@ -168,6 +168,21 @@ final class AvplayFrameTests: XCTestCase {
         XCTAssertTrue(r.stdout.hasPrefix("300 frames 320x240 BGRA"), r.stdout)
     }
 
+    func test_seekBench_timesEachExactSeek_andChecksThePicture() throws {
+        let r = try avplay(["seek-bench", try Fixtures.url(.h264AAC).path, "--targets", "3.3,0.5,7.25"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 4, r.stdout)
+        XCTAssertTrue(lines[0].hasPrefix("seek 1 to 3.300 s: picture at 0:03.300 in "), r.stdout)
+        XCTAssertTrue(lines[1].hasPrefix("seek 2 to 0.500 s: picture at 0:00.500 in "), r.stdout)
+        XCTAssertTrue(lines[2].hasPrefix("seek 3 to 7.250 s: picture at 0:07.233 in "), r.stdout)
+        XCTAssertTrue(lines[3].hasPrefix("3 exact seeks: median "), r.stdout)
+        XCTAssertEqual(try avplay(["seek-bench", try Fixtures.url(.h264AAC).path]).status, 2)
+        XCTAssertEqual(try avplay(["seek-bench", try Fixtures.url(.h264AAC).path, "--targets", "1,x"]).status, 2)
+        XCTAssertEqual(
+            try avplay(["seek-bench", try Fixtures.url(.h264AAC).path, "--targets", "99"]).status, 1)
+    }
+
     func test_help_mentionsFrameAndThumbs() throws {
         let r = try avplay(["--help"])
         XCTAssertTrue(r.stdout.contains("avplay frame FILE"), r.stdout)

@@ -28,6 +28,8 @@ import SDLOutput
 /// - The layer follows the player's engine as it is when the player is assigned: set a player's `sourceClock`
 ///   before giving it to a layer.
 /// - `isReadyForDisplay` turns true with the first picture the player presents, not when one is decodable.
+/// - ``windowEventHandler`` (an OpenAVFoundation extension) reports keys pressed in the window and requests to
+///   close it.
 ///
 /// Thread-safe: every member may be used from any thread. Pictures arrive on the player's engine thread and are
 /// handed to the window thread without waiting.
@@ -50,6 +52,7 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         var frame = CGRect.zero
         var gravity = AVLayerVideoGravity.resizeAspect
         var pixelBufferAttributes: [String: Any]?
+        var windowEventHandler: (@Sendable (AVPlayerLayerWindowEvent) -> Void)?
         /// The item whose first picture was presented (ready for display while it is the current item).
         weak var readyItem: AVPlayerItem?
     }
@@ -249,6 +252,28 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         }
         window.setGravity(Self.windowGravity(read { $0.gravity }))
         window.open()
+    }
+
+    // MARK: Window events
+
+    /// Called on the main queue with each key pressed while the layer's window has the keyboard focus, and when the
+    /// user asks to close the window (which is then hidden); nil (the default) ignores them.
+    ///
+    /// **OpenAVFoundation extension, not Apple API**: Apple's layers live in the app's own views, which receive the
+    /// keyboard; here the layer owns its window. Keys typing text arrive as typed (layout and Shift applied).
+    public var windowEventHandler: (@Sendable (AVPlayerLayerWindowEvent) -> Void)? {
+        get { read { $0.windowEventHandler } }
+        set {
+            lock.withLock { state.windowEventHandler = newValue }
+            guard let newValue else {
+                window.setEventHandler(nil)
+                return
+            }
+            window.setEventHandler { event in
+                let event = AVPlayerLayerWindowEvent(event)
+                DispatchQueue.main.async { newValue(event) }
+            }
+        }
     }
 
     // MARK: Pixels
