@@ -1,7 +1,7 @@
 // Video time values and time stamps (CVBase.h), with Apple's field names and values.
 
 /// A video time value: `timeValue / timeScale` seconds, as Apple's `CVTime`.
-public struct CVTime: Equatable, Hashable, Sendable {
+public struct CVTime: Sendable {
     /// The time value (numerator).
     public var timeValue: Int64
     /// The time scale (units per second).
@@ -33,7 +33,7 @@ public let kCVZeroTime = CVTime(timeValue: 0, timeScale: 0, flags: 0)
 
 /// SMPTE time, as Apple's `CVSMPTETime`. Display links here never fill it in (its flags stay 0), as on Apple's
 /// systems where `kCVTimeStampSMPTETimeValid` is unset for display links.
-public struct CVSMPTETime: Equatable, Hashable, Sendable {
+public struct CVSMPTETime: Sendable {
     /// Number of subframes in the full message.
     public var subframes: Int16
     /// Number of subframes per frame (typically 80).
@@ -111,7 +111,7 @@ public struct CVTimeStampFlags: OptionSet, Hashable, Sendable {
 /// Differs from Apple: `hostTime` is in nanoseconds of `CLOCK_MONOTONIC` (``CVGetCurrentHostTime()``), not
 /// `mach_absolute_time` units. `flags` is a raw `UInt64` as in Apple's Swift overlay; ``CVTimeStampFlags``
 /// reads it (`CVTimeStampFlags(rawValue: ts.flags).contains(.hostTimeValid)`).
-public struct CVTimeStamp: Equatable, Hashable, Sendable {
+public struct CVTimeStamp: Sendable {
     /// Structure version; 0.
     public var version: UInt32
     /// Units per second of `videoTime` and `videoRefreshPeriod`.
