@@ -71,8 +71,8 @@ final class CVDisplayLinkTests: XCTestCase {
         let log = TickLog()
         XCTAssertEqual(
             CVDisplayLinkSetOutputCallback(link, logTick, Unmanaged.passUnretained(log).toOpaque()), kCVReturnSuccess)
-        XCTAssertEqual(
-            CVDisplayLinkGetNominalOutputVideoRefreshPeriod(link), CVTime(timeValue: 1, timeScale: 60, flags: 0))
+        let period = CVDisplayLinkGetNominalOutputVideoRefreshPeriod(link)
+        XCTAssertEqual([period.timeValue, Int64(period.timeScale), Int64(period.flags)], [1, 60, 0])
         XCTAssertEqual(CVDisplayLinkGetActualOutputVideoRefreshPeriod(link), 0, "not running")
         let started = CVGetCurrentHostTime()
         XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnSuccess)
