@@ -71,8 +71,8 @@ final class CVDisplayLinkTests: XCTestCase {
         let log = TickLog()
         XCTAssertEqual(
             CVDisplayLinkSetOutputCallback(link, logTick, Unmanaged.passUnretained(log).toOpaque()), kCVReturnSuccess)
-        let period = CVDisplayLinkGetNominalOutputVideoRefreshPeriod(link)
-        XCTAssertEqual([period.timeValue, Int64(period.timeScale), Int64(period.flags)], [1, 60, 0])
+        let nominal = CVDisplayLinkGetNominalOutputVideoRefreshPeriod(link)
+        XCTAssertEqual([nominal.timeValue, Int64(nominal.timeScale), Int64(nominal.flags)], [1, 60, 0])
         XCTAssertEqual(CVDisplayLinkGetActualOutputVideoRefreshPeriod(link), 0, "not running")
         let started = CVGetCurrentHostTime()
         XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnSuccess)
