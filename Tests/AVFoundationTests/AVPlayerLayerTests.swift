@@ -155,6 +155,26 @@ final class AVPlayerLayerTests: XCTestCase {
         waitUntil("older ready") { older.isReadyForDisplay }
     }
 
+    func test_suppressingOutput_keepsTheLayerFromShowingVideo_untilRemoved() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let layer = AVPlayerLayer(player: v.player)
+        let item = AVPlayerItem(url: try fixture(.videoOnly))
+        let output = AVPlayerItemVideoOutput()
+        output.suppressesPlayerRendering = true
+        item.add(output)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("the output's first picture") { output.hasNewPixelBuffer(forItemTime: .zero) }
+        v.player.play()
+        v.clock.advance(by: CMTime(value: 5, timescale: 30))
+        waitUntil("frame 5 at the output") { output.hasNewPixelBuffer(forItemTime: CMTime(value: 5, timescale: 30)) }
+        spinMainRunLoop()
+        XCTAssertFalse(layer.isReadyForDisplay, "suppressed")
+        XCTAssertNil(layer.displayedPixelBuffer())
+        item.remove(output)
+        v.clock.advance(by: CMTime(value: 2, timescale: 30))
+        waitUntil("the layer shows video") { layer.isReadyForDisplay }
+    }
+
     func test_displayedPixelBuffer_whilePaused_inRequestedFormat() throws {
         let v = VirtualPlayer(mode: .manual)
         let layer = AVPlayerLayer(player: v.player)

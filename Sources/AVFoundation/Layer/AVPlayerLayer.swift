@@ -133,6 +133,13 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         if let player { PlayerLayerRegistry.shared.remove(self, from: player) }
     }
 
+    /// Whether a video output of the item playing `session` asks the player not to render video itself
+    /// (`AVPlayerItemOutput.suppressesPlayerRendering`): then the layer shows nothing.
+    func renderingSuppressed(for session: ItemSession) -> Bool {
+        guard let item = read({ $0.player })?.currentItem, item.session === session else { return false }
+        return item.outputs.contains { $0 is AVPlayerItemVideoOutput && $0.suppressesPlayerRendering }
+    }
+
     /// Whether this is the layer that shows its player's video.
     var isShowingVideo: Bool {
         guard let player = read({ $0.player }) else { return false }
@@ -318,7 +325,7 @@ final class PlayerLayerSink: VideoFrameSink, @unchecked Sendable {
     private var time = CMTime.invalid
 
     func present(_ frame: VideoFrame, itemTime: CMTime, session from: ItemSession) {
-        guard let layer, layer.isShowingVideo else { return }
+        guard let layer, layer.isShowingVideo, !layer.renderingSuppressed(for: from) else { return }
         let isFirst: Bool = lock.withLock {
             defer {
                 session = from

@@ -62,8 +62,8 @@ open class AVPlayerItemOutput: NSObject, @unchecked Sendable {
     /// Whether the player should not render media of this output's type itself, as Apple's
     /// `suppressesPlayerRendering` (default false).
     ///
-    /// Differs from Apple: stored only — the player has no video rendering of its own yet (`AVPlayerLayer` comes
-    /// later), so there is nothing to suppress.
+    /// For a video output on the player's current item, `true` keeps the player's `AVPlayerLayer` from showing
+    /// the video (the output is then the only consumer); audio is not affected.
     open var suppressesPlayerRendering: Bool {
         get { outputLock.withLock { suppresses } }
         set { outputLock.withLock { suppresses = newValue } }
