@@ -402,6 +402,35 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
             accuracy: 2)
     }
 
+    /// Criteria preferring French choose the French track when the item becomes ready (550 Hz plays), without
+    /// counting as an explicit choice; an explicit choice wins over them.
+    func test_selectionCriteria_chooseTheFrenchTrack_unlessTheAppChose() throws {
+        let v = VirtualPlayer()
+        v.player.setMediaSelectionCriteria(
+            AVPlayerMediaSelectionCriteria(preferredLanguages: ["fr"], preferredMediaCharacteristics: nil),
+            forMediaCharacteristic: .audible)
+        let item = AVPlayerItem(url: try fixture(.multiAudioSubtitles))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .audible))
+        XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group)?.extendedLanguageTag, "fr")
+        XCTAssertTrue(item.currentMediaSelection.mediaSelectionCriteriaCanBeAppliedAutomatically(to: group))
+        v.player.play()
+        waitUntil("end") { ends.count == 1 }
+        let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[48_000..<96_000]), sampleRate: 48_000) ?? 0, 550, accuracy: 2)
+
+        // An explicit English choice is kept when the criteria change.
+        let english = try XCTUnwrap(group.options.first { $0.extendedLanguageTag == "en" })
+        item.select(english, in: group)
+        v.player.setMediaSelectionCriteria(
+            AVPlayerMediaSelectionCriteria(preferredLanguages: ["fr"], preferredMediaCharacteristics: nil),
+            forMediaCharacteristic: .audible)
+        XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group), english)
+    }
+
     func test_disablingTheAudioTrack_silencesIt_disablingVideoStopsFrames() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: try fixture(.h264AAC))

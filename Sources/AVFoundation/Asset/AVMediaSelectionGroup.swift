@@ -195,28 +195,34 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
 open class AVMediaSelection: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
     public private(set) weak var asset: AVAsset?
     let groups: [AVMediaSelectionGroup]
-    /// Explicit choices by group; a group absent here uses its default (automatic selection).
+    /// Explicit choices by group; a group absent here uses its automatic choice.
     var selections: [ObjectIdentifier: AVMediaSelectionOption?]
+    /// Choices a player's selection criteria made (automatic selection); a group absent here uses its default.
+    var automatic: [ObjectIdentifier: AVMediaSelectionOption] = [:]
 
-    init(asset: AVAsset?, groups: [AVMediaSelectionGroup], selections: [ObjectIdentifier: AVMediaSelectionOption?]) {
+    init(
+        asset: AVAsset?, groups: [AVMediaSelectionGroup], selections: [ObjectIdentifier: AVMediaSelectionOption?],
+        automatic: [ObjectIdentifier: AVMediaSelectionOption] = [:]
+    ) {
         self.asset = asset
         self.groups = groups
         self.selections = selections
+        self.automatic = automatic
         super.init()
     }
 
     public func copy(with zone: NSZone? = nil) -> Any {
-        AVMediaSelection(asset: asset, groups: groups, selections: selections)
+        AVMediaSelection(asset: asset, groups: groups, selections: selections, automatic: automatic)
     }
 
     public func mutableCopy(with zone: NSZone? = nil) -> Any {
-        AVMutableMediaSelection(asset: asset, groups: groups, selections: selections)
+        AVMutableMediaSelection(asset: asset, groups: groups, selections: selections, automatic: automatic)
     }
 
     /// The selected option in `group`, or nil for an empty selection.
     open func selectedMediaOption(in mediaSelectionGroup: AVMediaSelectionGroup) -> AVMediaSelectionOption? {
         if let explicit = selections[ObjectIdentifier(mediaSelectionGroup)] { return explicit }
-        return mediaSelectionGroup.defaultOption
+        return automatic[ObjectIdentifier(mediaSelectionGroup)] ?? mediaSelectionGroup.defaultOption
     }
 
     /// True until an option of the group is selected explicitly.

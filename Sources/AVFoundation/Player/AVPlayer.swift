@@ -515,13 +515,18 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             set(\.appliesMediaSelectionCriteriaAutomatically) {
                 $0.appliesMediaSelectionCriteriaAutomatically = newValue
             }
+            currentItem?.applyMediaSelectionCriteria()
         }
     }
 
+    /// Sets how options of `mediaCharacteristic` are chosen for items whose selection in that group the app has not
+    /// made (preferred languages, then preferred characteristics); applied when items become ready, and at once to a
+    /// ready current item (its audio switches live).
     open func setMediaSelectionCriteria(
         _ criteria: AVPlayerMediaSelectionCriteria?, forMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic
     ) {
         mutate { $0.criteria[mediaCharacteristic] = criteria }
+        currentItem?.applyMediaSelectionCriteria()
     }
 
     open func mediaSelectionCriteria(

@@ -598,6 +598,7 @@ extension AVPlayerItem {
             s.readyDate = now
             s.status = .readyToPlay
         }
+        applyMediaSelectionCriteria()
         applyAudioMix()
         let (start, early) = read { ($0.startTime, $0.seekWhenReady) }
         if let early {

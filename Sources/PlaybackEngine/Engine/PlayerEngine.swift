@@ -276,7 +276,12 @@ package final class PlayerEngine: @unchecked Sendable {
                 !failed.contains(s.id), awaitingSeekFrame == nil, pendingSeek == nil
             {
                 _ = startIfNeeded(s, rate: newRate)
+            } else if newRate != 0, !playing, configuration.virtualClock?.mode == .manual {
+                // A manual clock: the start waits for a seek or stream switch, but counts from now, so time the test
+                // moves the clock by in between is played.
+                deferredStartHost = deferredStartHost ?? hostNow()
             }
+            if newRate == 0 { deferredStartHost = nil }
         }
         wake()
     }
@@ -285,6 +290,8 @@ package final class PlayerEngine: @unchecked Sendable {
 
     /// Host time a scheduled start waits for (``setRate(_:time:atHost:)``); guarded by `lock`.
     private var startGate: UInt64?
+    /// Manual clock: when a start that had to wait (for a seek or a stream switch) was asked for; guarded by `lock`.
+    private var deferredStartHost: UInt64?
 
     /// Plays at `newRate` with item time `itemTime` (nil: the current time) at host time `host` (nil: now) —
     /// `AVPlayer.setRate(_:time:atHostTime:)`. An item time seeks exactly first; a host time still to come holds
@@ -445,6 +452,12 @@ package final class PlayerEngine: @unchecked Sendable {
             var seek = PendingSeek(session: s, target: t, mode: .exact, completion: nil)
             seek.silent = true
             seek.resumeHost = host
+            if playing, host == nil {
+                // Playback started while the streams were being switched: resume on that start's anchor.
+                let anchor = clock.anchor
+                (seek.target, seek.resumeHost) = (anchor.item, anchor.host)
+                playing = false
+            }
             pendingSeek = seek
         }
         for c in superseded { c(false) }
@@ -861,6 +874,7 @@ package final class PlayerEngine: @unchecked Sendable {
             clock.freeze(at: time)
             if let host = seek.resumeHost, rate != 0 {
                 // Resume on the anchor of the switch point: the playhead keeps its pace.
+                deferredStartHost = nil
                 playing = true
                 clock.set(itemTime: time, host: host, rate: effectiveRate(rate, pitchAlgorithm))
                 renderer.setActive(session.hasAudio && audioPlays(rate, pitchAlgorithm))
@@ -1048,8 +1062,9 @@ package final class PlayerEngine: @unchecked Sendable {
         let now = hostNow()
         // A start scheduled for a host time (``setRate(_:time:atHost:)``) waits for it, and is anchored on it.
         if let gate = startGate, now < gate, configuration.virtualClock?.mode != .untimed { return false }
-        let anchor = startGate.map { min($0, now) } ?? now
+        let anchor = startGate.map { min($0, now) } ?? deferredStartHost.map { min($0, now) } ?? now
         startGate = nil
+        deferredStartHost = nil
         playing = true
         stalled = false
         clock.set(itemTime: lastTime, host: anchor, rate: effectiveRate(rate, pitchAlgorithm))
