@@ -195,4 +195,22 @@ final class AVPlayerReverseTests: XCTestCase {
         XCTAssertEqual(item.currentTime(), CMTime(value: 2, timescale: 1))
         waitUntil("paused at the reverse end") { player.rate == 0 }
     }
+
+    func test_otherContainersAndCodecs_playBackwardsFrameByFrame() throws {
+        // Matroska HEVC, WebM VP9, MPEG-TS (no index: seeks by timestamp), 321×241 VP9: from the last frame back to
+        // the first, every frame once, in decreasing order.
+        for f in [Fixture.hevcMKV, .vp9OpusWebM, .h264AACTS, .odd321x241] {
+            let (v, item) = try readyPlayer(f, mode: .untimed)
+            XCTAssertTrue(item.canPlayReverse, "\(f)")
+            let frames = try XCTUnwrap(f.facts.video?.frameCount, "\(f)")
+            exactSeek(item, item.duration.seconds - 0.001)
+            XCTAssertEqual(v.frames.indices.last ?? nil, frames - 1, "\(f): the last frame")
+            let before = v.frames.entries.count
+            let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+            v.player.rate = -1
+            waitUntil("\(f) back at the start") { ends.count == 1 }
+            let shown = v.frames.entries.dropFirst(before).map(\.index)
+            XCTAssertEqual(shown, (0..<(frames - 1)).reversed().map { Optional($0) }, "\(f)")
+        }
+    }
 }

@@ -209,4 +209,22 @@ final class AVPlayerSeekTests: XCTestCase {
         waitUntil("frame 90 (3 s)") { v.frames.indices.last == 90 }
         XCTAssertEqual(item.currentTime(), CMTime(value: 3, timescale: 1))
     }
+
+    func test_exactSeeks_inMPEGTS_landOnTheFrameContainingTheTarget() throws {
+        // MPEG-TS has no index: libavformat seeks by timestamp search and can land after the GOP that holds the
+        // target (or past the last keyframe); the demuxer then seeks earlier until it starts at a keyframe at or
+        // before the target. Video starts 21 ms after the audio here, so frame k shows over k/30 + 0.0213 s.
+        let (v, item) = try readyPlayer(.h264AACTS)
+        let first = try XCTUnwrap(v.frames.entries.first)
+        XCTAssertEqual(first.index, 0)
+        for seconds in [0.5, 1.0, 2.0, 2.5, 2.9, 2.99, 1.5, 0.05] {
+            XCTAssertTrue(seek(item, seconds, before: .zero, after: .zero))
+            XCTAssertEqual(item.currentTime(), CMTime(seconds: seconds, preferredTimescale: 600))
+            let shown = try XCTUnwrap(v.frames.entries.last)
+            let index = try XCTUnwrap(shown.index)
+            XCTAssertLessThanOrEqual(shown.time.seconds, seconds + 1e-6, "at \(seconds)")
+            XCTAssertGreaterThan(shown.time.seconds + 1.0 / 30, seconds, "at \(seconds)")
+            XCTAssertEqual(index, Int(((shown.time - first.time).seconds * 30).rounded()), "at \(seconds)")
+        }
+    }
 }

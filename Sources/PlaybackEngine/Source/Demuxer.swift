@@ -335,10 +335,17 @@ package final class Demuxer: @unchecked Sendable {
             report(.seekFailed(target: requestedTarget, error: error))
             return
         }
+        // A seek to "at or before the target" must land on a keyframe at or before it.
+        let held = request.range == nil ? landOnKeyframe(atOrBefore: request.target) : []
         var serials: [Int: Serial] = [:]
         for (index, queue) in streams {
             queue.flush(dropFramesBefore: request.accurate ? request.target : nil)
             serials[index] = queue.serial
+        }
+        for packet in held {
+            if let queue = streams[packet.streamIndex], !isAttachedPicture(packet.streamIndex) {
+                _ = queue.put(movingFrom: packet)
+            }
         }
         reachedEnd = false
         consecutiveErrors = 0
@@ -350,6 +357,50 @@ package final class Demuxer: @unchecked Sendable {
         onSeek?(requestedTarget, serials)
         onEvent?(.seekCompleted(target: requestedTarget))
     }
+
+    /// Makes sure the seek just made lands on a video keyframe at or before `target` (container time): reads up to
+    /// that keyframe and, when it starts after `target` (inputs without an index, such as MPEG-TS, where libavformat
+    /// seeks by timestamp search and can land a GOP late), seeks again 1, 2, 4 … s earlier. Returns the packets read
+    /// from the keyframe on (and the other streams' packets read alongside), to be queued after the flush; video
+    /// packets before the keyframe cannot be decoded and are dropped. Inputs with an index land right the first time
+    /// and only have their first packets read here.
+    private func landOnKeyframe(atOrBefore target: CMTime) -> [Packet] {
+        guard let video = streams.keys.sorted().first(where: { format.kind(ofStream: $0) == .video }),
+            let timeBase = format.timeBase(ofStream: video)
+        else { return [] }
+        var backoff = 0.0
+        for attempt in 0...5 {
+            var held: [Packet] = []
+            var landed: CMTime?
+            reading: while held.count < Self.landingReadLimit {
+                let packet = Packet()
+                guard (try? format.read(into: packet)) == .packet else { break reading }
+                if packet.streamIndex == video {
+                    guard packet.isKeyframe, let ts = packet.pts ?? packet.dts else { continue }  // undecodable
+                    landed = CMTime(ffmpeg: ts, timeBase: timeBase)
+                    held.append(packet)
+                    break reading
+                }
+                held.append(packet)
+            }
+            // Late: the keyframe starts after the target, or none came before the end (landed past the last one).
+            let late = landed.map { $0 > target } ?? true
+            guard late, attempt < 5, target.seconds - backoff > -1 else { return held }
+            backoff = max(1, backoff * 2)
+            let earlier = target - CMTime(seconds: backoff, preferredTimescale: 1_000_000)
+            guard let micros = earlier.ffmpegValue(in: Rational(1, 1_000_000)) else { return held }
+            do {
+                try format.seek(toMicroseconds: micros, maximum: micros)
+            } catch {
+                // Nothing indexed that early: from the start.
+                guard (try? format.seek(toMicroseconds: Int64.min / 2)) != nil else { return held }
+            }
+        }
+        return []
+    }
+
+    /// Packets read at most while looking for the keyframe a seek landed on.
+    static let landingReadLimit = 2000
 
     /// The next keyframe after `target` when it lies inside `window` while the keyframe at or before
     /// `target` lies before it (from the video stream's index, or the first routed stream's).

@@ -141,12 +141,15 @@ package final class ReverseVideoSource: @unchecked Sendable {
         var margin = CMTime(value: 1, timescale: 1_000_000)
         while !isStopped {
             if upper <= lowerBound && !inclusive { return }
-            let target = upper - margin
-            let micros = CMTimeConvertScale(
-                max(target, floor), timescale: 1_000_000, method: .roundTowardNegativeInfinity
-            ).value
+            let target = max(upper - margin, floor)
+            let micros = CMTimeConvertScale(target, timescale: 1_000_000, method: .roundTowardNegativeInfinity).value
             do {
-                try format.seek(toMicroseconds: micros, maximum: micros)
+                if target <= floor {
+                    // From the very start (a timestamp search on an input without an index may not get there).
+                    try format.seek(toMicroseconds: Int64.min / 2)
+                } else {
+                    try format.seek(toMicroseconds: micros, maximum: micros)
+                }
             } catch {
                 // Nothing at or before the target (it precedes the first keyframe's timestamp): take the first.
                 if error == .exit { throw error }
@@ -161,6 +164,7 @@ package final class ReverseVideoSource: @unchecked Sendable {
             var done = false
             var nextTicks: Int64?
             var atEnd = false
+            var sawKeyframe = false
             /// Takes the decoded `frame`; sets `done` once a frame at or past `upper` arrives.
             func take() {
                 defer { frame.unref() }
@@ -229,6 +233,17 @@ package final class ReverseVideoSource: @unchecked Sendable {
                     atEnd = true
                 case .packet:
                     guard packet.streamIndex == streamIndex else { continue }
+                    if !sawKeyframe {
+                        // Inputs without an index (MPEG-TS) land anywhere: pictures before the first keyframe cannot
+                        // be decoded, and a first keyframe at or after `upper` means the seek landed too late.
+                        guard packet.isKeyframe, let ts = packet.pts ?? packet.dts else { continue }
+                        let start = CMTime(ffmpeg: ts, timeBase: timeBase)
+                        if inclusive ? start > upper : start >= upper {
+                            done = true
+                            continue
+                        }
+                        sawKeyframe = true
+                    }
                     var sent = false
                     while !sent && !done {
                         do {
@@ -245,7 +260,8 @@ package final class ReverseVideoSource: @unchecked Sendable {
             if isStopped { return }
 
             guard let lowest = held.first else {
-                // The seek landed on the GOP at or after `upper`: aim earlier, unless already before the start.
+                // The seek landed on the GOP at or after `upper` (or past the last keyframe): aim earlier, unless the
+                // seek already went to the start.
                 if target <= floor { return }
                 margin = CMTimeMultiply(margin, multiplier: 2) + CMTime(value: 1, timescale: 10)
                 continue
