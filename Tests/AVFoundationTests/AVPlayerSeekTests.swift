@@ -227,4 +227,17 @@ final class AVPlayerSeekTests: XCTestCase {
             XCTAssertEqual(index, Int(((shown.time - first.time).seconds * 30).rounded()), "at \(seconds)")
         }
     }
+
+    func test_stepBackward_inVariableFrameRateVideo_landsOnThePreviousPicture() throws {
+        // Frame durations vary: each step back shows the previous picture and puts the playhead at its start.
+        let (v, item) = try readyPlayer(.variableFrameRate)
+        item.step(byCount: 40)
+        waitUntil("frame 40") { v.frames.indices.last == 40 }
+        for expected in (30..<40).reversed() {
+            item.step(byCount: -1)
+            waitUntil("frame \(expected)") { v.frames.indices.last == expected }
+            let shown = try XCTUnwrap(v.frames.entries.last)
+            XCTAssertEqual(item.currentTime(), shown.time, "frame \(expected)")
+        }
+    }
 }

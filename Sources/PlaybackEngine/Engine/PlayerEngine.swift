@@ -126,6 +126,8 @@ package final class PlayerEngine: @unchecked Sendable {
         var completion: (@Sendable (Bool) -> Void)?
         /// A repositioning the app did not ask for (a stream switch): no time jump is reported.
         var silent = false
+        /// The playhead goes to the start of the picture landed on, not to the target (backward steps).
+        var landsOnPictureStart = false
         /// For a silent repositioning while playing: the host time of `target`; the clock resumes on
         /// that anchor, so time that passed meanwhile still counts.
         var resumeHost: UInt64?
@@ -497,10 +499,16 @@ package final class PlayerEngine: @unchecked Sendable {
         if count < 0 {
             let (current, duration) = lock.withLock { (lastPresented ?? lastTime, lastFrameDuration) }
             let step = duration.isNumeric && duration > .zero ? duration : CMTime(value: 1, timescale: 30)
-            var target = current - CMTimeMultiply(step, multiplier: Int32(clamping: -count))
+            // Just before the picture on screen (exact whatever the previous picture's duration), and one frame
+            // duration further per extra step; the playhead then goes to the start of the picture landed on.
+            var target =
+                current - CMTime(value: 1, timescale: 1_000_000)
+                - CMTimeMultiply(step, multiplier: Int32(clamping: -count - 1))
             if target < .zero { target = .zero }
             lock.withLock {
-                pendingSeek = PendingSeek(session: session, target: target, mode: .exact, completion: nil)
+                var seek = PendingSeek(session: session, target: target, mode: .exact, completion: nil)
+                seek.landsOnPictureStart = true
+                pendingSeek = seek
                 resyncOnPlay = false
                 ended.remove(session.id)
             }
@@ -868,7 +876,7 @@ package final class PlayerEngine: @unchecked Sendable {
         lock.withLock {
             guard let seek = awaitingSeekFrame, seek.session.id == session.id else { return }
             awaitingSeekFrame = nil
-            let time = seek.exact ? seek.target : max(landed, .zero)
+            let time = seek.exact && !seek.landsOnPictureStart ? seek.target : max(landed, .zero)
             renderer.discard(before: time)
             lastTime = time
             clock.freeze(at: time)
