@@ -84,10 +84,12 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         XCTAssertEqual(index(in: s), expected, "frame index drawn in the window")
         XCTAssertGreaterThanOrEqual(expected, 29)
 
-        // Resized wider: pillarboxed, the picture scaled to the height; still the same frame.
-        layer.window.resize(width: 640, height: 360)
+        // The layer made wider (its frame is its window's size): pillarboxed, the picture scaled to the height; still
+        // the same frame, and `videoRect` agrees with what was drawn.
+        layer.frame = CGRect(x: 0, y: 0, width: 640, height: 360)
         let wide = try XCTUnwrap(readBack(layer) { $0.width == 640 && $0.height == 360 }, "no redraw after resize")
         XCTAssertTrue(wide.videoRect == (80, 0, 480, 360), "\(wide.videoRect)")
+        XCTAssertEqual(layer.videoRect, CGRect(x: 80, y: 0, width: 480, height: 360))
         XCTAssertEqual(index(in: wide), expected)
         XCTAssertEqual(wide.pixels[(180 * 640 + 40) * 4 + 1], 0, "black bars beside the picture")
 

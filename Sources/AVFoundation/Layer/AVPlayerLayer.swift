@@ -158,6 +158,7 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
             observationHub.withMutation(of: self, keyPaths: [\.frame, \.bounds, \.videoRect]) {
                 lock.withLock { state.frame = newValue }
             }
+            sizeWindowToFrame()
         }
     }
 
@@ -171,7 +172,18 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
             observationHub.withMutation(of: self, keyPaths: [\.frame, \.bounds, \.videoRect]) {
                 lock.withLock { state.frame.size = newValue.standardized.size }
             }
+            sizeWindowToFrame()
         }
+    }
+
+    /// The window takes the layer's size (a layer's frame is where it is drawn): at once when it is open, when it
+    /// opens otherwise. A zero size leaves the window at the video's presentation size.
+    private func sizeWindowToFrame() {
+        let size = read { $0.frame.standardized.size }
+        let (width, height) = (Int(size.width.rounded()), Int(size.height.rounded()))
+        guard width > 0, height > 0 else { return }
+        window.setContentSize(width: width, height: height)
+        window.resize(width: width, height: height)
     }
 
     /// How the video fills the bounds (and the window), as Apple's `videoGravity`; `.resizeAspect` by default.
@@ -249,12 +261,13 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         let t = track?.preferredTransform ?? .identity
         let degrees = Int((atan2(Double(t.b), Double(t.a)) * 180 / .pi).rounded())
         window.setTitle((item.asset as? AVURLAsset)?.url.lastPathComponent ?? "")
-        let frame = read { $0.frame }
+        let frame = read { $0.frame.standardized }
+        // The window opens at the layer's size when the app gave it one, else at the video's.
+        let windowSize = frame.width > 0 && frame.height > 0 ? frame.size : size
+        window.setContentSize(width: Int(windowSize.width.rounded()), height: Int(windowSize.height.rounded()))
         if size.width > 0, size.height > 0 {
-            window.setContentSize(width: Int(size.width.rounded()), height: Int(size.height.rounded()))
             window.setDisplayGeometry(size: (Double(size.width), Double(size.height)), rotation: degrees)
         } else {
-            window.setContentSize(width: Int(frame.width.rounded()), height: Int(frame.height.rounded()))
             window.setDisplayGeometry(size: nil, rotation: degrees)
         }
         window.setGravity(Self.windowGravity(read { $0.gravity }))
