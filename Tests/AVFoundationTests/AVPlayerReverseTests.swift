@@ -25,14 +25,68 @@ final class AVPlayerReverseTests: XCTestCase {
         XCTAssertEqual(done.withLock { $0 }, true)
     }
 
-    func test_canPlayReverse_isTrueForSeekableVideo_falseForAudioOnly() throws {
+    func test_canPlayReverse_isTrueForSeekableMedia() throws {
         let (_, item) = try readyPlayer(mode: .manual)
         XCTAssertTrue(item.canPlayReverse)
         XCTAssertTrue(item.canPlaySlowReverse)
         XCTAssertTrue(item.canPlayFastReverse)
         let (_, audio) = try readyPlayer(.audioOnly, mode: .manual)
-        XCTAssertFalse(audio.canPlayReverse)
-        XCTAssertFalse(audio.canPlayFastReverse)
+        XCTAssertTrue(audio.canPlayReverse)
+        XCTAssertTrue(audio.canPlayFastReverse)
+    }
+
+    /// A 3 s rising chirp (300 Hz → 1500 Hz) with video, made here with ffmpeg: played backwards, its pitch falls.
+    private func chirpFile() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-chirp-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("chirp.mp4")
+        let r = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=3", "-f", "lavfi", "-i",
+                "aevalsrc=0.5*sin(2*PI*(300*t+200*t*t))|0.5*sin(2*PI*(300*t+200*t*t)):s=48000:d=3",
+                "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "192k", "-shortest",
+                url.path,
+            ], timeout: 120)
+        guard r.status == 0 else { throw XCTSkip("ffmpeg could not make the chirp: \(r.stderr)") }
+        return url
+    }
+
+    /// The dominant frequency of `seconds` of left-channel audio starting at `at` seconds.
+    private func tone(_ samples: [Float], at: Double, seconds: Double = 0.25) -> Double {
+        let left = ToneAnalyzer.deinterleave(samples, channelCount: 2)[0]
+        let from = Int(at * 48_000)
+        let to = min(left.count, from + Int(seconds * 48_000))
+        guard from < to else { return 0 }
+        return ToneAnalyzer.dominantFrequency(of: Array(left[from..<to]), sampleRate: 48_000) ?? 0
+    }
+
+    func test_reverseAudio_playsTheSoundBackwards_forTheSpanPlayed() throws {
+        let url = try chirpFile()
+        for rate: Float in [-1, -2] {
+            let v = VirtualPlayer(mode: .untimed)
+            let item = AVPlayerItem(url: url)
+            v.player.replaceCurrentItem(with: item)
+            waitUntil("ready") { item.status == .readyToPlay }
+            exactSeek(item, 2.5)
+            item.reversePlaybackEndTime = CMTime(value: 1, timescale: 2)
+            let before = v.audio.frameCount
+            let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+            v.player.rate = rate
+            waitUntil("the reverse end at \(rate)×") { ends.count == 1 }
+            let samples = Array(v.audio.samples.dropFirst(before * 2))
+            // 2 s of media at |rate|: 2 / |rate| s of sound, within a few chunks of 1024.
+            let seconds = Double(samples.count / 2) / 48_000
+            XCTAssertEqual(seconds, 2 / Double(-rate), accuracy: 0.1, "\(rate)×")
+            // Media time m has frequency 300 + 400 m: backwards from 2.5 s the pitch falls from 1300 Hz to 500 Hz
+            // (kept at either rate by the time-domain algorithm).
+            let early = tone(samples, at: 0.1 / Double(-rate))  // media ≈ 2.4 s − 0.125 s
+            let late = tone(samples, at: seconds - 0.35 / Double(-rate))
+            XCTAssertEqual(early, 300 + 400 * (2.4 - 0.125 * Double(-rate)), accuracy: 60, "\(rate)× start")
+            XCTAssertLessThan(late, 800, "\(rate)× end")
+            XCTAssertGreaterThan(early, late + 400, "\(rate)×: the pitch falls")
+        }
     }
 
     func test_rateMinus1_fromTheEnd_showsEveryFrameInDecreasingOrder_andEndsAtZero() throws {

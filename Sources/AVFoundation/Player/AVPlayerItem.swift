@@ -588,8 +588,9 @@ extension AVPlayerItem {
             s.seekableTimeRanges = seekable
             s.canPlayFastForward = hasVideo
             s.canPlaySlowForward = true
-            // Reverse play decodes GOPs backwards from a second input: video that can be seeked.
-            let reverse = hasVideo && !seekable.isEmpty
+            // Reverse play decodes backwards from a second input (video a GOP stretch at a time, audio in half-second
+            // stretches): media that can be seeked.
+            let reverse = (hasVideo || session?.hasAudio == true) && !seekable.isEmpty
             s.canPlayReverse = reverse
             s.canPlaySlowReverse = reverse
             s.canPlayFastReverse = reverse

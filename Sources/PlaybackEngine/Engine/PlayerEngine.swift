@@ -88,7 +88,14 @@ package final class PlayerEngine: @unchecked Sendable {
     private struct ReverseState {
         var session: ItemSession
         var source: ReverseVideoSource?
+        /// Reversed audio (nil without audio, or at a rate the time-pitch algorithm cannot play).
+        var audio: ReverseAudioSource?
         var generation: Int
+        /// Virtual clocks: the item time and rate audio accounting started from, and the sample frames written
+        /// to the sink since.
+        var audioFrom: CMTime
+        var audioRate: Float
+        var audioWritten = 0
     }
     private var timeControl: TimeControl = .paused
     private var observers = TimeObservers()
@@ -251,7 +258,8 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package func setRate(_ newRate: Float) {
         let algorithm = lock.withLock { pitchAlgorithm }
-        if newRate > 0 { renderer.setRate(Double(newRate), algorithm: algorithm) }
+        // Backwards, reversed audio goes through the time-pitch stage at the rate's magnitude.
+        if newRate != 0 { renderer.setRate(Double(abs(newRate)), algorithm: algorithm) }
         lock.withLock {
             guard newRate != rate else { return }
             rate = newRate
@@ -624,8 +632,7 @@ package final class PlayerEngine: @unchecked Sendable {
             }
             deliver(events, calls)
             if stop {
-                reverseState?.source?.stop()
-                reverseState = nil
+                tearDownReverse()
                 return
             }
             let sleep = step()
@@ -1400,8 +1407,7 @@ package final class PlayerEngine: @unchecked Sendable {
     /// silently and exactly to the playhead, so stepping, pausing or playing forward continue from there.
     private func stopReverse(realign: Bool) {
         guard let r = reverseState else { return }
-        reverseState = nil
-        r.source?.stop()
+        tearDownReverse()
         guard realign else { return }
         lock.withLock {
             guard pendingSeek == nil, awaitingSeekFrame == nil, queue.first === r.session else { return }
@@ -1411,13 +1417,26 @@ package final class PlayerEngine: @unchecked Sendable {
         }
     }
 
-    /// Playback at a negative rate: video frames come from a ``ReverseVideoSource`` in decreasing time and are
-    /// shown as the clock runs backwards; audio is muted. Ends at the reverse end time with the end action.
-    private func reverseStep(_ session: ItemSession, rate: Float) -> Double {
-        if sinkRunning {
-            sink?.pause()
-            sinkRunning = false
+    /// Stops the reverse sources and gives the renderer the session's audio back.
+    private func tearDownReverse() {
+        guard let r = reverseState else { return }
+        reverseState = nil
+        r.source?.stop()
+        if let audio = r.audio {
+            audio.stop()
+            renderer.setReverseQueue(nil)
+            renderer.setActive(false)
+            if sinkRunning {
+                sink?.pause()
+                sinkRunning = false
+            }
         }
+    }
+
+    /// Playback at a negative rate: video frames come from a ``ReverseVideoSource`` in decreasing time and are
+    /// shown as the clock runs backwards; audio, reversed by a ``ReverseAudioSource``, plays alongside (following the
+    /// clock, at the rate's time-pitch). Ends at the reverse end time with the end action.
+    private func reverseStep(_ session: ItemSession, rate: Float) -> Double {
         let lower = reverseLowerBound(session)
         if reverseState == nil {
             var source: ReverseVideoSource?
@@ -1430,15 +1449,43 @@ package final class PlayerEngine: @unchecked Sendable {
                     start: session.containerTime(start), includeStart: !shown,
                     lowerBound: session.containerTime(lower))
             }
+            var audio: ReverseAudioSource?
+            let (algorithm, now) = lock.withLock { (pitchAlgorithm, lastTime) }
+            if let stream = d.audioStream, sink != nil, audioPlays(-rate, algorithm) {
+                audio = ReverseAudioSource(
+                    location: d.location, options: d.options, streamIndex: stream, start: session.containerTime(now),
+                    lowerBound: session.containerTime(lower), format: audioFormat)
+                renderer.setRate(Double(-rate), algorithm: algorithm)
+                renderer.setReverseQueue(audio?.frames)
+            }
             lock.withLock { lastReverseSource = source }
-            reverseState = ReverseState(session: session, source: source, generation: lock.withLock { jumpGeneration })
+            reverseState = ReverseState(
+                session: session, source: source, audio: audio, generation: lock.withLock { jumpGeneration },
+                audioFrom: now, audioRate: rate)
         }
         let source = reverseState?.source
+        let audio = reverseState?.audio
         lock.withLock {
             _ = startIfNeeded(session, rate: rate)
-            renderer.setActive(false)
+            renderer.setActive(audio != nil)
+        }
+        if audio != nil, configuration.virtualClock == nil {
+            if !sinkRunning {
+                sink?.resume()
+                sinkRunning = true
+            }
+        } else if sinkRunning {
+            sink?.pause()
+            sinkRunning = false
         }
         let from = lock.withLock { lastTime }
+        if let r = reverseState, r.audioRate != rate {
+            // A new negative rate: audio accounting (virtual clocks) starts again from here.
+            reverseState?.audioFrom = from
+            reverseState?.audioRate = rate
+            reverseState?.audioWritten = 0
+            renderer.setRate(Double(-rate), algorithm: lock.withLock { pitchAlgorithm })
+        }
         var t: CMTime
         let vclock = configuration.virtualClock
         if let vclock, vclock.mode == .untimed {
@@ -1446,6 +1493,10 @@ package final class PlayerEngine: @unchecked Sendable {
             if let source, let frame = nextReverseFrame(source, session: session) {
                 t = max(session.itemTime(frame.pts), lower)
                 presentReversed(frame, session: session)
+            } else if source == nil, audio != nil {
+                // Audio only: the playhead moves back a chunk of audio at a time.
+                let chunk = Double(Self.virtualChunkFrames) / Double(audioFormat.sampleRate) * Double(-rate)
+                t = max(lower, from - CMTime(seconds: chunk, preferredTimescale: 1_000_000_000))
             } else {
                 t = lower
             }
@@ -1461,6 +1512,7 @@ package final class PlayerEngine: @unchecked Sendable {
             if t < lower { t = lower }
             if let source { presentReverse(session, source, downTo: t, waitForDecoder: vclock != nil) }
         }
+        if vclock != nil, let audio { renderReversedAudio(audio, downTo: t) }
         lock.withLock {
             if t < from { deferred += observers.crossingBackward(from: from, to: t) }
             lastTime = t
@@ -1468,8 +1520,7 @@ package final class PlayerEngine: @unchecked Sendable {
         }
         let drained = source.map { $0.isFinished && $0.frames.count == 0 } ?? true
         if t <= lower && drained {
-            reverseState?.source?.stop()
-            reverseState = nil
+            tearDownReverse()
             endItem(session, at: lower, from: t, reverse: true)
             // The forward pipeline goes to the reverse end too, unless the item left.
             lock.withLock {
@@ -1488,6 +1539,25 @@ package final class PlayerEngine: @unchecked Sendable {
             return max(0.001, min(Self.refreshInterval, due))
         }
         return Self.refreshInterval
+    }
+
+    /// Virtual clocks: writes the reversed audio that playback from the reverse start down to `t` covers (at the
+    /// rate) to the sink, waiting for the source as needed.
+    private func renderReversedAudio(_ audio: ReverseAudioSource, downTo t: CMTime) {
+        guard let r = reverseState else { return }
+        let seconds = (r.audioFrom - t).seconds / Double(-r.audioRate)
+        var needed = Int((seconds * Double(audioFormat.sampleRate)).rounded()) - r.audioWritten
+        while needed > 0 && !isShuttingDown {
+            let n = renderer.renderAvailable(into: scratch, frameCount: min(needed, Self.virtualChunkFrames))
+            if n > 0 {
+                sink?.write(scratch, frameCount: n)
+                reverseState?.audioWritten += n
+                needed -= n
+                continue
+            }
+            if audio.isFinished && audio.frames.count == 0 { break }
+            _ = audio.frames.waitUntilReadable(timeout: Self.refreshInterval)
+        }
     }
 
     /// The next reverse picture, waiting for the source; nil once it has none left.

@@ -33,6 +33,9 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     private var paddedFrames = 0
     /// The processor's output reached the item's last sample: nothing more to render until a flush.
     private var tailDone = false
+    /// Reverse play: reversed audio to render instead of the session's (``ReverseAudioSource``); its times are not
+    /// used (the audio clock is off while it is set).
+    private var reverseQueue: FrameQueue<AudioFrame>?
     /// Media frames read ahead for the processor (preallocated).
     private let mediaScratchFrames = 8192
     private lazy var mediaScratch: UnsafeMutablePointer<Float> = .allocate(
@@ -46,6 +49,22 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     package func setSession(_ session: ItemSession?) {
         lock.lock()
         self.session = session
+        current = nil
+        offset = 0
+        anchor = nil
+        end = nil
+        mediaEnd = nil
+        paddedFrames = 0
+        tailDone = false
+        processor?.flush()
+        lock.unlock()
+    }
+
+    /// Renders `queue` (reversed audio) instead of the session's audio, or the session's again with nil. Either
+    /// way the partly rendered frame and the time-pitch stage's state are dropped.
+    package func setReverseQueue(_ queue: FrameQueue<AudioFrame>?) {
+        lock.lock()
+        reverseQueue = queue
         current = nil
         offset = 0
         anchor = nil
@@ -173,6 +192,12 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     ) -> Int {
         lock.lock()
         defer { lock.unlock() }
+        if let reverse = reverseQueue {
+            guard active else { return 0 }
+            let written = renderReversed(into: buffer, frameCount: frameCount, queue: reverse)
+            stats.frames += written
+            return written
+        }
         guard active, let session, let queue = session.audioFrames else { return 0 }
         let written: Int
         if let processor {
@@ -232,6 +257,44 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
             stats.underruns += 1
         }
         return written
+    }
+
+    /// Reverse play (lock held): reversed samples straight from `queue`, through the time-pitch stage at rates other
+    /// than 1; no clock, no audio mix.
+    private func renderReversed(
+        into buffer: UnsafeMutablePointer<Float>, frameCount: Int, queue: FrameQueue<AudioFrame>
+    ) -> Int {
+        func copy(into out: UnsafeMutablePointer<Float>, _ wanted: Int) -> Int {
+            let channels = format.channelCount
+            var written = 0
+            while written < wanted {
+                if current == nil {
+                    guard let (frame, _) = queue.pop() else { break }
+                    current = frame
+                    offset = 0
+                }
+                guard let frame = current else { break }
+                let n = min(frame.frameCount - offset, wanted - written)
+                frame.samples.withUnsafeBufferPointer { src in
+                    (out + written * channels).update(from: src.baseAddress! + offset * channels, count: n * channels)
+                }
+                offset += n
+                written += n
+                if offset >= frame.frameCount { current = nil }
+            }
+            return written
+        }
+        guard let processor else { return copy(into: buffer, frameCount) }
+        var produced = 0
+        while produced < frameCount {
+            produced += processor.pull(into: buffer + produced * format.channelCount, frameCount: frameCount - produced)
+            if produced >= frameCount { break }
+            let need = min(mediaScratchFrames, max(256, processor.inputFramesNeeded(forOutput: frameCount - produced)))
+            let n = copy(into: mediaScratch, need)
+            if n == 0 { break }
+            processor.push(mediaScratch, frameCount: n)
+        }
+        return produced
     }
 
     /// Copies up to `frameCount` decoded media frames (lock held); returns how many and the item time
