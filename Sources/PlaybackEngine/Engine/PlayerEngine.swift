@@ -291,7 +291,12 @@ package final class PlayerEngine: @unchecked Sendable {
                 // moves the clock by in between is played.
                 deferredStartHost = deferredStartHost ?? hostNow()
             }
-            if newRate == 0 { deferredStartHost = nil }
+            if newRate == 0 {
+                deferredStartHost = nil
+                // Paused now, not at the engine thread's next step: a start that follows before that step must
+                // still be reported as one.
+                setTimeControl(.paused)
+            }
         }
         wake()
     }
@@ -489,6 +494,7 @@ package final class PlayerEngine: @unchecked Sendable {
                 }
                 rate = 0
                 emit(.rateChanged(0))
+                setTimeControl(.paused)
             }
             pendingStep = (session, (pendingStep?.session.id == session.id ? pendingStep!.count : 0) + count)
         }
