@@ -225,22 +225,17 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         guard !automaticallyWaitsToMinimizeStalling else {
             apiViolation("setRate(_:time:atHostTime:) needs automaticallyWaitsToMinimizeStalling to be false.")
         }
-        guard rate.isFinite else { return }
-        let changed: Bool = lock.withLock { state.rate != rate }
-        if changed {
-            set(\.rate) { $0.rate = rate }
-            NotificationCenter.default.post(
-                name: Self.rateDidChangeNotification, object: self,
-                userInfo: [Self.rateDidChangeReasonKey: RateDidChangeReason.setRateCalled])
-        }
-        if rate != 0 && read({ $0.items.isEmpty == false }) { _ = engineCreatingIfNeeded() }
         let host = hostClockTime.isNumeric ? CMClockConvertHostTimeToSystemUnits(hostClockTime) : nil
-        existingEngine?.setRate(rate, time: itemTime.isNumeric ? itemTime : nil, atHost: host)
-        refreshWaitingState()
-        if rate == 0 { noteStopped() } else { noteStarted() }
+        setRate(rate, reason: .setRateCalled) { engine in
+            engine.setRate(rate, time: itemTime.isNumeric ? itemTime : nil, atHost: host)
+        }
     }
 
-    func setRate(_ newRate: Float, reason: RateDidChangeReason) {
+    /// Sets ``rate`` (with its notification when it changes) and tells the engine through `apply` (by default
+    /// `setRate(_:)`).
+    func setRate(
+        _ newRate: Float, reason: RateDidChangeReason, apply: ((PlayerEngine) -> Void)? = nil
+    ) {
         guard newRate.isFinite else { return }
         let changed: Bool = lock.withLock { state.rate != newRate }
         if changed {
@@ -252,7 +247,9 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         if newRate != 0 && read({ $0.items.isEmpty == false }) {
             _ = engineCreatingIfNeeded()
         }
-        existingEngine?.setRate(newRate)
+        if let engine = existingEngine {
+            if let apply { apply(engine) } else { engine.setRate(newRate) }
+        }
         refreshWaitingState()
         if newRate == 0 { noteStopped() } else { noteStarted() }
     }

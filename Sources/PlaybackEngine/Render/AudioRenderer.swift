@@ -49,6 +49,12 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     package func setSession(_ session: ItemSession?) {
         lock.lock()
         self.session = session
+        dropRenderingState()
+        lock.unlock()
+    }
+
+    /// Forgets the partly rendered frame, the clock anchor and the time-pitch stage's state (lock held).
+    private func dropRenderingState() {
         current = nil
         offset = 0
         anchor = nil
@@ -57,7 +63,6 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         paddedFrames = 0
         tailDone = false
         processor?.flush()
-        lock.unlock()
     }
 
     /// Renders `queue` (reversed audio) instead of the session's audio, or the session's again with nil. Either
@@ -65,14 +70,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     package func setReverseQueue(_ queue: FrameQueue<AudioFrame>?) {
         lock.lock()
         reverseQueue = queue
-        current = nil
-        offset = 0
-        anchor = nil
-        end = nil
-        mediaEnd = nil
-        paddedFrames = 0
-        tailDone = false
-        processor?.flush()
+        dropRenderingState()
         lock.unlock()
     }
 
@@ -117,14 +115,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     /// Drops the partly rendered frame (after a seek; the queue's stale frames are dropped by serial).
     package func flush() {
         lock.lock()
-        current = nil
-        offset = 0
-        anchor = nil
-        end = nil
-        mediaEnd = nil
-        paddedFrames = 0
-        tailDone = false
-        processor?.flush()
+        dropRenderingState()
         lock.unlock()
     }
 

@@ -30,13 +30,7 @@ package final class ReverseAudioSource: @unchecked Sendable {
     private let start: CMTime
     private let lowerBound: CMTime
     private let format: AudioFormat
-    private let interrupt = InterruptFlag()
-
-    private let lock = ConditionLock()
-    // Guarded by `lock`.
-    private var stopped = false
-    private var _finished = false
-    private var thread: WorkerThread?
+    private let worker = SourceWorker()
 
     /// Starts producing the audio of `streamIndex` backwards from `start` down to `lowerBound` (container time).
     package init(
@@ -49,37 +43,25 @@ package final class ReverseAudioSource: @unchecked Sendable {
         self.start = start
         self.lowerBound = lowerBound
         self.format = format
-        let t = WorkerThread(name: "oavf.reverse-audio") { [self] in run() }
-        lock.withLock { thread = t }
+        worker.start(name: "oavf.reverse-audio") { [self] in try? produce() }
     }
 
     /// Everything down to the lower bound was queued (or the input failed).
-    package var isFinished: Bool { lock.withLock { _finished } }
+    package var isFinished: Bool { worker.isFinished }
 
     /// Stops the worker and waits for it. Idempotent; any thread.
     package func stop() {
-        let t: WorkerThread? = lock.withLock {
-            stopped = true
-            return thread
-        }
-        interrupt.abort()
-        frames.abort()
-        t?.join()
+        worker.stop { frames.abort() }
     }
 
     deinit {
         stop()
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
-
-    private func run() {
-        try? produce()
-        lock.withLock { _finished = true }
-    }
+    private var isStopped: Bool { worker.isStopped }
 
     private func produce() throws(FFmpegError) {
-        let input = try FormatContext(url: location, options: options, interrupt: interrupt)
+        let input = try FormatContext(url: location, options: options, interrupt: worker.interrupt)
         guard streamIndex < input.info.streams.count else { throw FFmpegError.streamNotFound }
         input.setDiscard(keepingStreams: [streamIndex])
         let timeBase = input.info.streams[streamIndex].timeBase

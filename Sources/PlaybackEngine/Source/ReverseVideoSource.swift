@@ -36,17 +36,14 @@ package final class ReverseVideoSource: @unchecked Sendable {
     private let includeStart: Bool
     /// Container time to go back to: the frame showing at it is the last one produced.
     private let lowerBound: CMTime
-    private let interrupt = InterruptFlag()
+    private let worker = SourceWorker()
 
-    private let lock = ConditionLock()
+    private let lock = NSLock()
     // Guarded by `lock`.
-    private var stopped = false
-    private var _finished = false
     private var _error: FFmpegError?
     private var _framesDecoded = 0
     private var _passes = 0
     private var _maximumHeld = 0
-    private var thread: WorkerThread?
 
     /// Starts producing frames backwards from `start` (container time) down to `lowerBound`.
     ///
@@ -63,12 +60,11 @@ package final class ReverseVideoSource: @unchecked Sendable {
         self.start = start
         self.includeStart = includeStart
         self.lowerBound = lowerBound
-        let t = WorkerThread(name: "oavf.reverse") { [self] in run() }
-        lock.withLock { thread = t }
+        worker.start(name: "oavf.reverse") { [self] in run() }
     }
 
     /// Every frame down to the lower bound was pushed (or the input failed); ``frames`` may still hold some.
-    package var isFinished: Bool { lock.withLock { _finished } }
+    package var isFinished: Bool { worker.isFinished }
     /// The error that ended production early, if any.
     package var error: FFmpegError? { lock.withLock { _error } }
     /// Pictures decoded so far (all passes; re-decoded pictures count again).
@@ -80,21 +76,14 @@ package final class ReverseVideoSource: @unchecked Sendable {
 
     /// Stops the worker and waits for it. Idempotent; any thread.
     package func stop() {
-        let t: WorkerThread? = lock.withLock {
-            stopped = true
-            lock.broadcast()
-            return thread
-        }
-        interrupt.abort()
-        frames.abort()
-        t?.join()
+        worker.stop { frames.abort() }
     }
 
     deinit {
         stop()
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { worker.isStopped }
 
     // MARK: Worker thread
 
@@ -103,10 +92,6 @@ package final class ReverseVideoSource: @unchecked Sendable {
             try produce()
         } catch let error {
             if !isStopped { lock.withLock { _error = error } }
-        }
-        lock.withLock {
-            _finished = true
-            lock.broadcast()
         }
     }
 
@@ -117,7 +102,7 @@ package final class ReverseVideoSource: @unchecked Sendable {
     }
 
     private func produce() throws(FFmpegError) {
-        let format = try FormatContext(url: location, options: options, interrupt: interrupt)
+        let format = try FormatContext(url: location, options: options, interrupt: worker.interrupt)
         let info = format.info
         guard streamIndex < info.streams.count else { throw FFmpegError.streamNotFound }
         format.setDiscard(keepingStreams: [streamIndex])
