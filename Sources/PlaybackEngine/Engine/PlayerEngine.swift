@@ -55,7 +55,10 @@ package final class PlayerEngine: @unchecked Sendable {
     /// Set once before the first command; called on the engine thread.
     package var onEvent: (@Sendable (EngineEvent) -> Void)? {
         get { lock.withLock { _onEvent } }
-        set { lock.withLock { _onEvent = newValue } }
+        set {
+            lock.withLock { _onEvent = newValue }
+            wake()  // events queued before the handler was set go out now
+        }
     }
     private var _onEvent: (@Sendable (EngineEvent) -> Void)?
 
@@ -630,9 +633,10 @@ package final class PlayerEngine: @unchecked Sendable {
     private func run() {
         while true {
             let (stop, events, calls) = lock.withLock { () -> (Bool, [EngineEvent], [@Sendable () -> Void]) in
-                let e = pendingEvents
+                // Events wait for the owner's handler (set just after the engine starts): none is dropped.
+                let e = _onEvent == nil ? [] : pendingEvents
+                if _onEvent != nil { pendingEvents = [] }
                 let d = deferred
-                pendingEvents = []
                 deferred = []
                 return (shuttingDown, e, d)
             }
@@ -643,7 +647,8 @@ package final class PlayerEngine: @unchecked Sendable {
             }
             let sleep = step()
             lock.withLock {
-                if wakeups == 0 && !shuttingDown && pendingEvents.isEmpty && deferred.isEmpty && sleep > 0 {
+                let undelivered = !pendingEvents.isEmpty && _onEvent != nil
+                if wakeups == 0 && !shuttingDown && !undelivered && deferred.isEmpty && sleep > 0 {
                     _ = lock.wait(timeout: sleep)
                 }
                 wakeups = 0
@@ -1059,7 +1064,10 @@ package final class PlayerEngine: @unchecked Sendable {
     }
 
     private func pausePlayback(_ session: ItemSession) {
-        lock.withLock {
+        let stillPaused: Bool = lock.withLock {
+            // The step read the rate earlier: a `play()` since then (which may already have started the clock)
+            // wins over this pause.
+            guard rate == 0 else { return false }
             if playing {
                 let now = clockNow()
                 playing = false
@@ -1069,7 +1077,9 @@ package final class PlayerEngine: @unchecked Sendable {
             }
             renderer.setActive(false)
             setTimeControl(.paused)
+            return true
         }
+        guard stillPaused else { return }
         if sinkRunning {
             sink?.pause()
             sinkRunning = false
