@@ -260,10 +260,10 @@ package final class PlayerEngine: @unchecked Sendable {
     private var deferred: [@Sendable () -> Void] = []
 
     package func setRate(_ newRate: Float) {
-        let algorithm = lock.withLock { pitchAlgorithm }
-        // Backwards, reversed audio goes through the time-pitch stage at the rate's magnitude.
-        if newRate != 0 { renderer.setRate(Double(abs(newRate)), algorithm: algorithm) }
         lock.withLock {
+            // Under the lock, so an algorithm change on another thread cannot be overtaken by this rate's (stale)
+            // algorithm. Backwards, reversed audio goes through the time-pitch stage at the rate's magnitude.
+            if newRate != 0 { renderer.setRate(Double(abs(newRate)), algorithm: pitchAlgorithm) }
             guard newRate != rate else { return }
             rate = newRate
             // An item that ended in one direction plays again in the other.
@@ -328,11 +328,10 @@ package final class PlayerEngine: @unchecked Sendable {
 
     /// Sets the time-pitch algorithm for audio at rates other than 1.
     package func setTimePitchAlgorithm(_ algorithm: TimePitchAlgorithm) {
-        let r: Float = lock.withLock {
+        lock.withLock {
             pitchAlgorithm = algorithm
-            return rate
+            if rate != 0 { renderer.setRate(Double(abs(rate)), algorithm: algorithm) }
         }
-        if r > 0 { renderer.setRate(Double(r), algorithm: algorithm) }
         wake()
     }
 
