@@ -76,8 +76,6 @@ package struct PlaybackStatistics: Sendable, Equatable {
     package var decodeErrors = 0
     /// Pictures the current item's video decoder delivered (pictures skipped at high rates are not decoded).
     package var videoFramesDecoded = 0
-    /// Pictures shown while playing backwards.
-    package var reverseFramesPresented = 0
     package init() {}
 }
 

@@ -371,12 +371,22 @@ package final class PlayerEngine: @unchecked Sendable {
     }
 
     package func addVideoSink(_ sink: any VideoFrameSink) {
-        lock.withLock { videoSinks[ObjectIdentifier(sink)] = sink }
+        lock.withLock {
+            videoSinks[ObjectIdentifier(sink)] = sink
+            leadSinks = videoSinks.values.filter { $0.presentationLeadTime > 0 }
+        }
     }
 
     package func removeVideoSink(_ sink: any VideoFrameSink) {
-        _ = lock.withLock { videoSinks.removeValue(forKey: ObjectIdentifier(sink)) }
+        lock.withLock {
+            videoSinks.removeValue(forKey: ObjectIdentifier(sink))
+            leadSinks = videoSinks.values.filter { $0.presentationLeadTime > 0 }
+        }
     }
+
+    /// The video sinks that take pictures before they are due (kept with `videoSinks`, so the real-time step does
+    /// not filter them each time); guarded by `lock`.
+    private var leadSinks: [any VideoFrameSink] = []
 
     package func addPeriodicObserver(interval: CMTime, handler: @escaping @Sendable (CMTime) -> Void) -> UInt64 {
         lock.withLock { observers.addPeriodic(interval: interval, handler: handler) }
@@ -962,31 +972,33 @@ package final class PlayerEngine: @unchecked Sendable {
         _ = lock.withLock { shownFirstFrame.insert(session.id) }
     }
 
-    private func present(_ frame: VideoFrame, session: ItemSession) {
+    /// Hands `frame` to the video sinks (composed first when the item has a video composition), unless it is not
+    /// after the picture on screen — before it, when playing `backwards`.
+    private func present(_ frame: VideoFrame, session: ItemSession, backwards: Bool = false) {
         let t = session.itemTime(frame.pts)
-        let sinks: [any VideoFrameSink]? = lock.withLock {
-            if let last = lastPresented, t <= last { return nil }
+        let pass: (sinks: [any VideoFrameSink], early: Bool, composed: VideoFrame?)? = lock.withLock {
+            if let last = lastPresented, backwards ? t >= last : t <= last { return nil }
             lastPresented = t
             lastFrameDuration = frame.duration
             stats.framesPresented += 1
-            return Array(videoSinks.values)
-        }
-        guard let sinks else { return }
-        // Sinks with a lead may have had this picture already (``presentEarly(_:upTo:rate:)``).
-        let early = lock.withLock { () -> (VideoFrame?, Bool) in
-            guard let e = earlyPresented, e.session == session.id, e.serial == frame.serial, t <= e.time else {
-                return (nil, false)
+            // Sinks with a lead may have had this picture already (``presentEarly(_:upTo:rate:)``).
+            var early = false
+            var composed: VideoFrame?
+            if let e = earlyPresented, e.session == session.id, e.serial == frame.serial, t <= e.time {
+                early = true
+                if e.time == t { composed = e.composed }
             }
-            return (e.time == t ? e.composed : nil, true)
+            return (Array(videoSinks.values), early, composed)
         }
+        guard let pass else { return }
         var shown = frame
-        if let composed = early.0 {
+        if let composed = pass.composed {
             shown = composed
         } else if let compose = session.videoCompositor {
             guard let composed = compose(frame, t) else { return }  // the compositor dropped it
             shown = composed
         }
-        for s in sinks where !(early.1 && s.presentationLeadTime > 0) {
+        for s in pass.sinks where !(pass.early && s.presentationLeadTime > 0) {
             s.present(shown, itemTime: t, session: session)
         }
     }
@@ -999,19 +1011,18 @@ package final class PlayerEngine: @unchecked Sendable {
     /// already has the picture for it.
     private func presentEarly(_ session: ItemSession, upTo t: CMTime, rate: Float) {
         guard let frames = session.videoFrames else { return }
-        let (sinks, mark): ([any VideoFrameSink], CMTime?) = lock.withLock {
-            let lead = videoSinks.values.filter { $0.presentationLeadTime > 0 }
-            let e = earlyPresented.flatMap { $0.session == session.id ? $0 : nil }
-            return (lead, e.map(\.time))
+        let (sinks, mark, last) = lock.withLock {
+            (leadSinks, earlyPresented.flatMap { $0.session == session.id ? ($0.time, $0.serial) : nil }, lastPresented)
         }
-        guard let lead = sinks.map(\.presentationLeadTime).max(), lead > 0 else { return }
+        guard let lead = sinks.map(\.presentationLeadTime).max() else { return }
         let horizon = t + CMTime(seconds: lead * Double(abs(rate)), preferredTimescale: 1_000_000_000)
-        for candidate in [frames.peek(), frames.peekNext()] {
-            guard let (frame, serial) = candidate, serial == session.videoSerial else { return }
+        for next in 0..<2 {
+            guard let (frame, serial) = next == 0 ? frames.peek() : frames.peekNext(), serial == session.videoSerial
+            else { return }
             let ft = session.itemTime(frame.pts)
             guard ft <= horizon else { return }
-            if let mark, ft <= mark, lock.withLock({ earlyPresented?.serial == serial }) { continue }
-            if let last = lock.withLock({ lastPresented }), ft <= last { continue }
+            if let mark, mark.1 == serial, ft <= mark.0 { continue }  // handed out early already
+            if let last, ft <= last { continue }
             var shown = frame
             if let compose = session.videoCompositor {
                 guard let composed = compose(frame, ft) else { continue }
@@ -1507,7 +1518,7 @@ package final class PlayerEngine: @unchecked Sendable {
             // Untimed: the playhead moves to each picture's start in turn.
             if let source, let frame = nextReverseFrame(source, session: session) {
                 t = max(session.itemTime(frame.pts), lower)
-                presentReversed(frame, session: session)
+                present(frame, session: session, backwards: true)
             } else if source == nil, audio != nil {
                 // Audio only: the playhead moves back a chunk of audio at a time.
                 let chunk = Double(Self.virtualChunkFrames) / Double(audioFormat.sampleRate) * Double(-rate)
@@ -1609,15 +1620,8 @@ package final class PlayerEngine: @unchecked Sendable {
                 lock.withLock { stats.framesDropped += 1 }
                 continue
             }
-            presentReversed(frame, session: session)
+            present(frame, session: session, backwards: true)
         }
-    }
-
-    /// Shows a picture earlier than the one on screen (``present(_:session:)`` only moves forward by itself).
-    private func presentReversed(_ frame: VideoFrame, session: ItemSession) {
-        lock.withLock { lastPresented = nil }
-        present(frame, session: session)
-        lock.withLock { stats.reverseFramesPresented += 1 }
     }
 
     /// The running reverse source's counters (engine tests).

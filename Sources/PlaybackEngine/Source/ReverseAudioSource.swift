@@ -31,6 +31,8 @@ package final class ReverseAudioSource: @unchecked Sendable {
     private let lowerBound: CMTime
     private let format: AudioFormat
     private let worker = SourceWorker()
+    /// Queued frames' storage, recycled as the renderer lets go of it (as the forward audio decoder's is).
+    private let bufferPool = AudioBufferPool()
 
     /// Starts producing the audio of `streamIndex` backwards from `start` down to `lowerBound` (container time).
     package init(
@@ -73,13 +75,16 @@ package final class ReverseAudioSource: @unchecked Sendable {
         let packet = Packet()
         let frame = Frame()
         var converted = [Float](repeating: 0, count: 8192 * channels)
+        var stretch: [Float] = []
 
         func sample(_ t: CMTime) -> Int64 { CMTimeConvertScale(t, timescale: Int32(rate), method: .default).value }
         let lowest = sample(lowerBound)
         var upper = sample(start)
         while upper > lowest && !isStopped {
             let first = max(lowest, upper - Int64(Self.chunkSeconds * Double(rate)))
-            var stretch = [Float](repeating: 0, count: Int(upper - first) * channels)
+            // One stretch of samples, reused: silence where nothing decodes.
+            stretch.removeAll(keepingCapacity: true)
+            stretch.append(contentsOf: repeatElement(0, count: Int(upper - first) * channels))
             // Seek a little before the stretch (pre-roll), to a point at or before it.
             let seekSample = first - Int64(Self.prerollSeconds * Double(rate))
             let micros = seekSample * 1_000_000 / rate
@@ -139,7 +144,7 @@ package final class ReverseAudioSource: @unchecked Sendable {
             var index = 0
             while index < count {
                 let n = min(Self.frameLength, count - index)
-                let buffer = AudioSampleBuffer(capacity: n * channels)
+                let buffer = bufferPool.makeBuffer(minimumCapacity: n * channels)
                 stretch.withUnsafeBufferPointer { src in
                     for k in 0..<n {
                         let from = (count - 1 - (index + k)) * channels
