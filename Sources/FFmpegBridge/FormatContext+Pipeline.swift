@@ -74,3 +74,11 @@ extension FormatContext {
         return duration == Rational.noPTS || duration <= 0 ? nil : duration
     }
 }
+
+extension FormatContext {
+    /// The name of the libavformat protocol that would read `url` (`avio_find_protocol_name`): "file" for a path or
+    /// a `file:` URL, "http", "https", "tcp" … for network inputs; nil when no protocol handles it.
+    package static func protocolName(for url: String) -> String? {
+        avio_find_protocol_name(url).map { String(cString: $0) }
+    }
+}

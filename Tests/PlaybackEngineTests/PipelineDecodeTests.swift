@@ -119,7 +119,7 @@ final class PipelineDecodeTests: XCTestCase {
 
     func test_mpegTS_keepsContainerTimestamps() throws {
         let harness = try PipelineHarness(.h264AACTS)
-        let start = try XCTUnwrap(harness.format.startTimeMicroseconds)
+        let start = try XCTUnwrap(harness.format.info.startTimeMicroseconds)
         harness.start()
         let (video, audio, outcome) = harness.decodeAll()
         XCTAssertEqual(outcome, .finished)

@@ -32,7 +32,7 @@ enum PumpOutcome: Equatable {
 /// Demuxer → packet queues → decoders → frame queues over one fixture, with the test thread acting as the
 /// renderers: it pops frames, drops stale ones (serial ≠ packet queue's), and hands the rest to the test.
 final class PipelineHarness: @unchecked Sendable {
-    let format: FormatContext
+    let format: FFmpegSource
     let demuxer: Demuxer
     let video: VideoPipe?
     let audio: AudioPipe?
@@ -59,7 +59,9 @@ final class PipelineHarness: @unchecked Sendable {
         audioFormat: AudioFormat = .standard, videoThreads: Int = 0,
         videoCapacity: Int = FrameQueue<VideoFrame>.videoCapacity
     ) throws {
-        format = try FormatContext(url: url.path)
+        let format = FFmpegSource(url: url)
+        try format.open()
+        self.format = format
         let info = format.info
         var routes: [Int: PacketQueue] = [:]
         let fatal = fatalErrors
@@ -87,7 +89,7 @@ final class PipelineHarness: @unchecked Sendable {
         } else {
             audio = nil
         }
-        demuxer = Demuxer(format: format, streams: routes, limits: limits)
+        demuxer = Demuxer(source: format, streams: routes, limits: limits)
         let events = events
         demuxer.onEvent = { event in events.withLock { $0.append(event) } }
     }

@@ -125,7 +125,8 @@ final class PipelineSeekTests: XCTestCase {
 
     func test_setStreams_switchesTheAudioTrackMidPlay() throws {
         let url = try Fixtures.url(.multiAudioSubtitles)
-        let format = try FormatContext(url: url.path)
+        let format = FFmpegSource(url: url)
+        try format.open()
         let audioStreams = format.info.streams.filter { $0.kind == .audio }
         XCTAssertEqual(audioStreams.count, 2)
         func makeAudio(_ stream: StreamInfo) throws -> AudioPipe {
@@ -139,7 +140,7 @@ final class PipelineSeekTests: XCTestCase {
         let english = try makeAudio(audioStreams[0])
         let french = try makeAudio(audioStreams[1])
         let demuxer = Demuxer(
-            format: format, streams: [english.packets.streamIndex: english.packets],
+            source: format, streams: [english.packets.streamIndex: english.packets],
             limits: BufferLimits(maxDuration: 0.5))
         english.decoder.start()
         french.decoder.start()

@@ -3,14 +3,17 @@ import Foundation
 
 /// What the engine needs to play one item: where it is and which streams to play.
 package struct ItemDescriptor: Sendable {
-    /// A path or URL libavformat opens.
+    /// A path or URL the item's ``MediaSource`` reads.
     package var location: String
-    /// Demuxer/protocol options (user agent, headers, timeouts).
+    /// Demuxer/protocol options (user agent, headers); network defaults are the source's own.
     package var options: [String: String]
-    /// Container stream index of the video to present, if any.
+    /// Container stream index of the video to present, if any (chosen from ``streamPreferences`` when set).
     package var videoStream: Int?
-    /// Container stream index of the audio to play, if any.
+    /// Container stream index of the audio to play, if any (chosen from ``streamPreferences`` when set).
     package var audioStream: Int?
+    /// When set, the engine chooses ``videoStream`` and ``audioStream`` itself once the source is open
+    /// (``StreamChooser``).
+    package var streamPreferences: StreamPreferences?
     /// Container time that is item time zero (see `AssetDescription.timeOrigin`).
     package var timeOrigin: CMTime
     /// The item's duration (item time), `.indefinite` when unknown.
@@ -31,6 +34,17 @@ package struct ItemDescriptor: Sendable {
         self.audioStream = audioStream
         self.timeOrigin = timeOrigin
         self.duration = duration
+    }
+
+    /// An item whose streams the engine chooses under `preferences` once its source is open.
+    package init(
+        location: String, options: [String: String] = [:], streamPreferences: StreamPreferences,
+        timeOrigin: CMTime = .zero, duration: CMTime
+    ) {
+        self.init(
+            location: location, options: options, videoStream: nil, audioStream: nil, timeOrigin: timeOrigin,
+            duration: duration)
+        self.streamPreferences = streamPreferences
     }
 }
 

@@ -3,12 +3,13 @@ import CoreVideo
 import FFmpegBridge
 import Foundation
 
-/// One item's media pipeline: the demux thread, a decode thread per played stream, their
-/// serial-tagged queues (ffplay's `VideoState`, one per item).
+/// One item's media pipeline: its ``MediaSource``, the demux thread reading it, a decode thread per played
+/// stream, their serial-tagged queues (ffplay's `VideoState`, one per item).
 ///
-/// Thread ownership: created by the facade; ``prepare()`` runs on a background queue; afterwards
-/// the engine thread reads frames; demux/decode threads are internal. Queue objects are
-/// thread-safe. `stop()` may be called from any thread, once.
+/// Thread ownership: created by the facade; ``prepare()`` runs on a preparation thread (it opens the source and
+/// chooses the streams); afterwards the engine thread reads frames and the audio device thread reads audio frames;
+/// demux/decode threads are internal. Every member is thread-safe (one lock guards the mutable state; queue objects
+/// have their own). `stop()` may be called from any thread, any number of times.
 package final class ItemSession: @unchecked Sendable, Identifiable {
     package let id = UUID()
     /// What to play; a placeholder until ``prepare()`` obtained it from the provider.
@@ -21,7 +22,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     private let lock = ConditionLock()
     // Guarded by `lock`.
-    private var format: FormatContext?
+    /// The input (set when preparation starts, so ``stop()`` can interrupt its opening).
+    private var source: (any MediaSource)?
     private var demuxer: Demuxer?
     private var videoDecoder: VideoDecoder?
     private var audioDecoder: AudioDecoder?
@@ -30,7 +32,6 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// The container target of the seek the demuxer has not performed yet (latest wins).
     private var seekInFlight: CMTime?
     private var seekFailed = false
-    private let interrupt = InterruptFlag()
 
     // Guarded by `lock` (swapped when the played streams change during playback).
     private var _videoPackets: PacketQueue?
@@ -39,6 +40,11 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var _audioFrames: FrameQueue<AudioFrame>?
     /// Stream parameters, kept to build decoders for streams selected later.
     private var streamInfo: [StreamInfo] = []
+    /// Decoder parameters read while preparing, by stream (decoders for streams selected later are made from them:
+    /// the demux thread owns the source by then).
+    private var codecParameters: [Int: CodecParameters] = [:]
+    /// The source's seekable range (container time), read while preparing.
+    private var seekableContainerRange: CMTimeRange?
 
     package var videoPackets: PacketQueue? { lock.withLock { _videoPackets } }
     package var audioPackets: PacketQueue? { lock.withLock { _audioPackets } }
@@ -52,7 +58,12 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     static let prepareTimeout = 20.0
 
     /// Called on a pipeline thread when demuxing hits an unrecoverable error after preparation.
-    package var onReadError: (@Sendable (any Error) -> Void)?
+    package var onReadError: (@Sendable (any Error) -> Void)? {
+        get { lock.withLock { _onReadError } }
+        set { lock.withLock { _onReadError = newValue } }
+    }
+    /// Guarded by `lock`.
+    private var _onReadError: (@Sendable (any Error) -> Void)?
 
     package init(audioFormat: AudioFormat, descriptor provider: @escaping @Sendable () throws -> ItemDescriptor) {
         self.descriptorProvider = provider
@@ -66,48 +77,59 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     package var hasVideo: Bool { descriptor.videoStream != nil }
     package var hasAudio: Bool { descriptor.audioStream != nil }
 
-    /// Opens the input, starts the pipeline and waits for the first decoded frames (or the end of
-    /// a short input). Blocking; call off the engine thread.
+    /// The source that reads `descriptor`'s media (today libavformat's; an HTTP Live Streaming source joins here).
+    package static func makeSource(for descriptor: ItemDescriptor) -> any MediaSource {
+        FFmpegSource(location: descriptor.location, options: descriptor.options)
+    }
+
+    /// Opens the source, chooses the streams, starts the pipeline and waits for the first decoded frames (or the
+    /// end of a short input). Blocking; call off the engine thread.
     package func prepare() throws {
         if isStopped { throw FFmpegError.exit }
-        let descriptor = try descriptorProvider()
+        var descriptor = try descriptorProvider()
+        let source = Self.makeSource(for: descriptor)
+        let started: Bool = lock.withLock {
+            if stopped { return false }
+            self.source = source
+            return true
+        }
+        guard started else { throw FFmpegError.exit }
+        try source.open()
+        let info = source.info
+        if let preferences = descriptor.streamPreferences {
+            (descriptor.videoStream, descriptor.audioStream) = StreamChooser.choose(
+                from: info, preferences: preferences)
+        }
         lock.withLock { _descriptor = descriptor }
-        if isStopped { throw FFmpegError.exit }
-        let format = try FormatContext(url: descriptor.location, options: descriptor.options, interrupt: interrupt)
         var queues: [Int: PacketQueue] = [:]
         var video: (PacketQueue, FrameQueue<VideoFrame>, VideoDecoder)?
         var audio: (PacketQueue, FrameQueue<AudioFrame>, AudioDecoder)?
-        let info = format.info
         if let v = descriptor.videoStream, v < info.streams.count {
-            let tb = info.streams[v].timeBase
-            let packets = PacketQueue(streamIndex: v, timeBase: tb)
-            let frames = FrameQueue<VideoFrame>(capacity: Self.videoFrameCapacity)
-            let decoder = try VideoDecoder(
-                parameters: format.codecParameters(stream: v), timeBase: tb, packets: packets, frames: frames)
-            queues[v] = packets
-            video = (packets, frames, decoder)
+            let parts = try makeVideoPipeline(stream: v, source: source, streams: info.streams)
+            queues[v] = parts.0
+            video = parts
         }
         if let a = descriptor.audioStream, a < info.streams.count {
-            let tb = info.streams[a].timeBase
-            let packets = PacketQueue(streamIndex: a, timeBase: tb)
-            let frames = FrameQueue<AudioFrame>(capacity: Self.audioFrameCapacity)
-            let decoder = try AudioDecoder(
-                parameters: format.codecParameters(stream: a), timeBase: tb, packets: packets, frames: frames,
-                outputFormat: audioFormat)
-            queues[a] = packets
-            audio = (packets, frames, decoder)
+            let parts = try makeAudioPipeline(stream: a, source: source, streams: info.streams)
+            queues[a] = parts.0
+            audio = parts
         }
         var limits = BufferLimits()
         if let forward = descriptor.forwardBufferDuration, forward > 0 { limits.forwardDuration = forward }
-        let demuxer = Demuxer(format: format, streams: queues, limits: limits)
+        let demuxer = Demuxer(source: source, streams: queues, limits: limits)
         demuxer.onEvent = { [weak self] event in self?.demuxEvent(event) }
         demuxer.onSeek = { [weak self] target, _ in self?.seekPerformed(target: target, failed: false) }
 
+        // Every playable stream's parameters now, while this thread owns the source (a stream switch needs them).
+        for stream in info.streams where stream.hasDecoder && (stream.kind == .audio || stream.kind == .video) {
+            _ = try? parameters(stream: stream.index, source: source)
+        }
+        let seekable = source.seekableRange
         let proceed: Bool = lock.withLock {
             if stopped { return false }
-            self.format = format
             self.demuxer = demuxer
             self.streamInfo = info.streams
+            self.seekableContainerRange = seekable
             if let video {
                 (_videoPackets, _videoFrames, videoDecoder) = video
             }
@@ -226,13 +248,28 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     /// Whether the video decoder drained everything of the current serial.
     package var isVideoDecoderFinished: Bool {
-        guard let d = videoDecoder, let p = videoPackets else { return true }
-        return d.finishedSerial == p.serial
+        guard let d = lock.withLock({ videoDecoder }) else { return true }
+        return d.finishedSerial == d.packets.serial
     }
 
+    /// Whether the audio decoder drained everything of the current serial.
     package var isAudioDecoderFinished: Bool {
-        guard let d = audioDecoder, let p = audioPackets else { return true }
-        return d.finishedSerial == p.serial
+        guard let d = lock.withLock({ audioDecoder }) else { return true }
+        return d.finishedSerial == d.packets.serial
+    }
+
+    /// Whether the media is on this machine (its source says so); false before preparation.
+    package var isLocal: Bool { lock.withLock { source }?.isLocal ?? false }
+
+    /// The item-time range that can be seeked to (nil before preparation, or when nothing can be).
+    package var seekableRange: CMTimeRange? {
+        guard let range = lock.withLock({ seekableContainerRange }) else { return nil }
+        return CMTimeRange(start: itemTime(range.start), duration: range.duration)
+    }
+
+    /// Another, unopened source for the item's media (reverse play reads its own).
+    package func makeIndependentSource() -> any MediaSource {
+        lock.withLock { source }?.makeIndependentSource() ?? Self.makeSource(for: descriptor)
     }
 
     /// Video is over: the decoder drained and every frame was taken.
@@ -278,34 +315,18 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         let current = descriptor
         guard video != current.videoStream || audio != current.audioStream else { return }
         guard
-            let (format, demuxer) = lock.withLock({ () -> (FormatContext, Demuxer)? in
-                guard let f = self.format, let d = self.demuxer, !stopped else { return nil }
-                return (f, d)
+            let (demuxer, streams) = lock.withLock({ () -> (Demuxer, [StreamInfo])? in
+                guard let d = self.demuxer, !stopped else { return nil }
+                return (d, streamInfo)
             })
         else { return }
         var newVideo: (PacketQueue, FrameQueue<VideoFrame>, VideoDecoder)?
         var newAudio: (PacketQueue, FrameQueue<AudioFrame>, AudioDecoder)?
-        let streams = lock.withLock { streamInfo }
         if video != current.videoStream, let v = video, v < streams.count {
-            let tb = streams[v].timeBase
-            let packets = PacketQueue(streamIndex: v, timeBase: tb)
-            let frames = FrameQueue<VideoFrame>(capacity: Self.videoFrameCapacity)
-            newVideo = (
-                packets, frames,
-                try VideoDecoder(
-                    parameters: format.codecParameters(stream: v), timeBase: tb, packets: packets, frames: frames)
-            )
+            newVideo = try makeVideoPipeline(stream: v, source: nil, streams: streams)
         }
         if audio != current.audioStream, let a = audio, a < streams.count {
-            let tb = streams[a].timeBase
-            let packets = PacketQueue(streamIndex: a, timeBase: tb)
-            let frames = FrameQueue<AudioFrame>(capacity: Self.audioFrameCapacity)
-            newAudio = (
-                packets, frames,
-                try AudioDecoder(
-                    parameters: format.codecParameters(stream: a), timeBase: tb, packets: packets, frames: frames,
-                    outputFormat: audioFormat)
-            )
+            newAudio = try makeAudioPipeline(stream: a, source: nil, streams: streams)
         }
         let (oldVideo, oldAudio, routing): (VideoDecoder?, AudioDecoder?, [Int: PacketQueue]) = lock.withLock {
             var oldV: VideoDecoder?
@@ -330,6 +351,43 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         newVideo?.2.start()
         newAudio?.2.start()
         demuxer.setStreams(routing)
+    }
+
+    /// The decoder parameters of stream `index`: read from `source` while it is being prepared (and kept), from
+    /// what was kept afterwards (the demux thread owns the source then).
+    private func parameters(stream index: Int, source: (any MediaSource)?) throws -> CodecParameters {
+        if let source {
+            let parameters = try source.codecParameters(stream: index)
+            lock.withLock { codecParameters[index] = parameters }
+            return parameters
+        }
+        guard let kept = lock.withLock({ codecParameters[index] }) else { throw FFmpegError.streamNotFound }
+        return kept
+    }
+
+    /// A video packet queue, frame queue and decoder for stream `index`.
+    private func makeVideoPipeline(
+        stream v: Int, source: (any MediaSource)?, streams: [StreamInfo]
+    ) throws -> (PacketQueue, FrameQueue<VideoFrame>, VideoDecoder) {
+        let tb = streams[v].timeBase
+        let packets = PacketQueue(streamIndex: v, timeBase: tb)
+        let frames = FrameQueue<VideoFrame>(capacity: Self.videoFrameCapacity)
+        let decoder = try VideoDecoder(
+            parameters: parameters(stream: v, source: source), timeBase: tb, packets: packets, frames: frames)
+        return (packets, frames, decoder)
+    }
+
+    /// An audio packet queue, frame queue and decoder for stream `index`.
+    private func makeAudioPipeline(
+        stream a: Int, source: (any MediaSource)?, streams: [StreamInfo]
+    ) throws -> (PacketQueue, FrameQueue<AudioFrame>, AudioDecoder) {
+        let tb = streams[a].timeBase
+        let packets = PacketQueue(streamIndex: a, timeBase: tb)
+        let frames = FrameQueue<AudioFrame>(capacity: Self.audioFrameCapacity)
+        let decoder = try AudioDecoder(
+            parameters: parameters(stream: a, source: source), timeBase: tb, packets: packets, frames: frames,
+            outputFormat: audioFormat)
+        return (packets, frames, decoder)
     }
 
     /// Seeks to `itemTime`: the demuxer repositions at a keyframe at or before it (within
@@ -366,18 +424,20 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     package var seeksPerformed: Int { lock.withLock { demuxer }?.seeksPerformed ?? 0 }
 
     package var decodeErrorCount: Int {
-        (videoDecoder?.decodeErrorCount ?? 0) + (audioDecoder?.decodeErrorCount ?? 0)
+        let (video, audio) = lock.withLock { (videoDecoder, audioDecoder) }
+        return (video?.decodeErrorCount ?? 0) + (audio?.decodeErrorCount ?? 0)
     }
 
     /// Stops every thread and releases FFmpeg objects. Idempotent; safe from any thread.
     package func stop() {
-        let parts: (Demuxer?, VideoDecoder?, AudioDecoder?)? = lock.withLock {
+        let parts: (any MediaSource, Demuxer?, VideoDecoder?, AudioDecoder?)?? = lock.withLock {
             if stopped { return nil }
             stopped = true
-            return (demuxer, videoDecoder, audioDecoder)
+            return source.map { ($0, demuxer, videoDecoder, audioDecoder) }
         }
-        interrupt.abort()
-        guard let (d, v, a) = parts else { return }
+        // Interrupts an open or read in progress (for good).
+        guard let parts, let (source, d, v, a) = parts else { return }
+        source.interrupt()
         for q in [videoPackets, audioPackets] { q?.abort() }
         videoFrames?.abort()
         audioFrames?.abort()
@@ -386,7 +446,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         a?.stop()
         lock.withLock {
             demuxer = nil
-            format = nil
+            self.source = nil
         }
     }
 

@@ -6,7 +6,8 @@ import CoreMedia
 /// its interval, and also at every playback start, stop and time jump; the same time is never
 /// reported twice in a row to one observer. A boundary observer fires when normal playback moves
 /// from before a boundary to at-or-after it; seeks never fire it.
-/// Guarded by the engine's lock; handlers only enqueue work (the facade dispatches to queues).
+/// Engine thread only (inside ``TimeObserverRegistry``); handlers only enqueue work (the facade dispatches to queues).
+/// Tokens are chosen by the caller (``PlayerEngine`` hands them out on the caller's thread).
 struct TimeObservers {
     struct Periodic {
         var interval: CMTime
@@ -20,18 +21,13 @@ struct TimeObservers {
 
     private(set) var periodic: [UInt64: Periodic] = [:]
     private(set) var boundary: [UInt64: Boundary] = [:]
-    private var nextToken: UInt64 = 0
 
-    mutating func addPeriodic(interval: CMTime, handler: @escaping @Sendable (CMTime) -> Void) -> UInt64 {
-        nextToken += 1
-        periodic[nextToken] = Periodic(interval: interval, handler: handler, lastFired: nil)
-        return nextToken
+    mutating func addPeriodic(token: UInt64, interval: CMTime, handler: @escaping @Sendable (CMTime) -> Void) {
+        periodic[token] = Periodic(interval: interval, handler: handler, lastFired: nil)
     }
 
-    mutating func addBoundary(times: [CMTime], handler: @escaping @Sendable () -> Void) -> UInt64 {
-        nextToken += 1
-        boundary[nextToken] = Boundary(times: times.filter(\.isNumeric).sorted(), handler: handler)
-        return nextToken
+    mutating func addBoundary(token: UInt64, times: [CMTime], handler: @escaping @Sendable () -> Void) {
+        boundary[token] = Boundary(times: times.filter(\.isNumeric).sorted(), handler: handler)
     }
 
     mutating func remove(_ token: UInt64) -> Bool {

@@ -1,7 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 
-/// The read thread of ffplay (`read_thread`): reads packets with `av_read_frame` and routes each to its
+/// The read thread of ffplay (`read_thread`): reads packets from a ``MediaSource`` and routes each to its
 /// stream's ``PacketQueue``, applies back-pressure, performs seeks, and marks the end of the input.
 ///
 /// - Routing: streams without a queue are discarded inside libavformat (`AVDISCARD_ALL`).
@@ -15,11 +15,11 @@ import FFmpegBridge
 /// - Cover art (attached pictures) is queued after start and after every seek, followed by an
 ///   end-of-stream marker, as ffplay does.
 ///
-/// Lifecycle: `init` → ``start()`` → ``stop()``; not restartable. ``stop()`` aborts the format's
-/// `InterruptFlag` (permanently) so that a blocked read returns. A started demuxer must be stopped: its
-/// thread keeps it alive until then.
+/// Lifecycle: `init` → ``start()`` → ``stop()``; not restartable. ``stop()`` interrupts the source
+/// (permanently) so that a blocked read returns. A started demuxer must be stopped: its thread keeps it alive
+/// until then.
 ///
-/// Threads: the demux thread ("oavf.demux") owns the `FormatContext` between ``start()`` and the end of
+/// Threads: the demux thread ("oavf.demux") owns the opened source between ``start()`` and the end of
 /// ``stop()`` (the caller owns it before and after), the scratch packet and the routing table. Requests
 /// and published state are guarded by `control`, which is also the condition the thread sleeps on.
 package final class Demuxer: @unchecked Sendable {
@@ -68,7 +68,7 @@ package final class Demuxer: @unchecked Sendable {
     }
 
     /// The input; demux thread only while running.
-    private let format: FormatContext
+    private let source: any MediaSource
     /// The lock guarding `shared` and the condition the thread sleeps on; queues signal it.
     private let control = ConditionLock()
     /// Guarded by `control`.
@@ -91,20 +91,21 @@ package final class Demuxer: @unchecked Sendable {
     /// Consecutive failed reads.
     private var consecutiveErrors = 0
 
-    /// A demuxer for `format` routing stream index → queue; other streams are discarded.
+    /// A demuxer for the opened `source` routing stream index → queue; other streams are discarded.
     ///
-    /// Call on the thread that owns `format`; the demuxer owns it from ``start()`` until ``stop()`` returns.
-    package init(format: FormatContext, streams: [Int: PacketQueue], limits: BufferLimits = BufferLimits()) {
-        self.format = format
+    /// Call on the thread that owns `source`; the demuxer owns it from ``start()`` until ``stop()`` returns.
+    package init(source: any MediaSource, streams: [Int: PacketQueue], limits: BufferLimits = BufferLimits()) {
+        self.source = source
         self.streams = streams
         shared = Shared(limits: limits, streams: streams)
-        streamKinds = (0..<format.streamCount).map { format.kind(ofStream: $0) }
-        if let duration = format.durationMicroseconds {
-            containerEnd = CMTime(microseconds: (format.startTimeMicroseconds ?? 0) + duration)
+        let info = source.info
+        streamKinds = info.streams.map(\.kind)
+        if let duration = info.durationMicroseconds {
+            containerEnd = CMTime(microseconds: (info.startTimeMicroseconds ?? 0) + duration)
         } else {
             containerEnd = nil
         }
-        format.setDiscard(keepingStreams: Set(streams.keys))
+        source.setDiscard(keepingStreams: Set(streams.keys))
         for queue in streams.values { queue.setConsumerWakeup(control) }
     }
 
@@ -148,12 +149,12 @@ package final class Demuxer: @unchecked Sendable {
             shared.abortRequested = true
             return thread
         }
-        format.interrupt.abort()
+        source.interrupt()
         control.broadcast()
         running?.join()
     }
 
-    /// Requests a seek to `target` in container time (the `FormatContext`'s timeline, which stream
+    /// Requests a seek to `target` in container time (the source's timeline, which stream
     /// timestamps share). Asynchronous; replaces a request the thread has not performed yet.
     ///
     /// - Parameters:
@@ -259,17 +260,17 @@ package final class Demuxer: @unchecked Sendable {
     private func readPacket() {
         let result: ReadResult
         do {
-            result = try format.read(into: scratch)
+            result = try source.read(into: scratch)
         } catch {
-            if format.interrupt.isAborted || control.withLock({ shared.abortRequested }) { return }
+            if source.isInterrupted || control.withLock({ shared.abortRequested }) { return }
             // ffplay: a failed read at the end of the input is the end of the input.
-            if format.isAtEndOfInput {
+            if source.isAtEndOfInput {
                 reachEnd(with: .endOfFile)
                 return
             }
             consecutiveErrors += 1
-            if consecutiveErrors >= Self.maximumConsecutiveReadErrors || format.ioError != nil {
-                reachEnd(with: .readError(format.ioError ?? error))
+            if consecutiveErrors >= Self.maximumConsecutiveReadErrors || source.ioError != nil {
+                reachEnd(with: .readError(source.ioError ?? error))
             }
             return
         }
@@ -284,7 +285,7 @@ package final class Demuxer: @unchecked Sendable {
             } else {
                 scratch.unref()
             }
-            let bytes = format.ioBytesRead
+            let bytes = source.bytesRead
             control.withLock { shared.bytesRead = bytes }
         }
     }
@@ -293,7 +294,7 @@ package final class Demuxer: @unchecked Sendable {
     private func reachEnd(with event: DemuxEvent) {
         reachedEnd = true
         for queue in streams.values { queue.putEndOfStream() }
-        let bytes = format.ioBytesRead
+        let bytes = source.bytesRead
         let handler = control.withLock {
             shared.isAtEndOfFile = true
             shared.bytesRead = bytes
@@ -330,7 +331,7 @@ package final class Demuxer: @unchecked Sendable {
                 ? Int64.max : range.upperBound.ffmpegValue(in: microseconds) ?? Int64.max
         }
         do {
-            try format.seek(toMicroseconds: target, minimum: min(minimum, target), maximum: max(maximum, target))
+            try source.seek(toMicroseconds: target, minimum: min(minimum, target), maximum: max(maximum, target))
         } catch {
             report(.seekFailed(target: requestedTarget, error: error))
             return
@@ -365,8 +366,8 @@ package final class Demuxer: @unchecked Sendable {
     /// packets before the keyframe cannot be decoded and are dropped. Inputs with an index land right the first time
     /// and only have their first packets read here.
     private func landOnKeyframe(atOrBefore target: CMTime) -> [Packet] {
-        guard let video = streams.keys.sorted().first(where: { format.kind(ofStream: $0) == .video }),
-            let timeBase = format.timeBase(ofStream: video)
+        guard let video = streams.keys.sorted().first(where: { source.kind(ofStream: $0) == .video }),
+            let timeBase = source.timeBase(ofStream: video)
         else { return [] }
         var backoff = 0.0
         for attempt in 0...5 {
@@ -374,7 +375,7 @@ package final class Demuxer: @unchecked Sendable {
             var landed: CMTime?
             reading: while held.count < Self.landingReadLimit {
                 let packet = Packet()
-                guard (try? format.read(into: packet)) == .packet else { break reading }
+                guard (try? source.read(into: packet)) == .packet else { break reading }
                 if packet.streamIndex == video {
                     guard packet.isKeyframe, let ts = packet.pts ?? packet.dts else { continue }  // undecodable
                     landed = CMTime(ffmpeg: ts, timeBase: timeBase)
@@ -390,10 +391,10 @@ package final class Demuxer: @unchecked Sendable {
             let earlier = target - CMTime(seconds: backoff, preferredTimescale: 1_000_000)
             guard let micros = earlier.ffmpegValue(in: Rational(1, 1_000_000)) else { return held }
             do {
-                try format.seek(toMicroseconds: micros, maximum: micros)
+                try source.seek(toMicroseconds: micros, maximum: micros)
             } catch {
                 // Nothing indexed that early: from the start.
-                guard (try? format.seek(toMicroseconds: Int64.min / 2)) != nil else { return held }
+                guard (try? source.seek(toMicroseconds: Int64.min / 2)) != nil else { return held }
             }
         }
         return []
@@ -406,11 +407,11 @@ package final class Demuxer: @unchecked Sendable {
     /// `target` lies before it (from the video stream's index, or the first routed stream's).
     private func forwardKeyframe(for target: CMTime, in window: ClosedRange<CMTime>) -> CMTime? {
         let indices = streams.keys.sorted()
-        guard let stream = indices.first(where: { format.kind(ofStream: $0) == .video }) ?? indices.first else {
+        guard let stream = indices.first(where: { source.kind(ofStream: $0) == .video }) ?? indices.first else {
             return nil
         }
-        guard let tb = format.timeBase(ofStream: stream), let ts = target.ffmpegValue(in: tb) else { return nil }
-        let (before, after) = format.keyframeTimestamps(stream: stream, around: ts)
+        guard let tb = source.timeBase(ofStream: stream), let ts = target.ffmpegValue(in: tb) else { return nil }
+        let (before, after) = source.keyframeTimestamps(stream: stream, around: ts)
         if let before, window.contains(CMTime(ffmpeg: before, timeBase: tb)) { return nil }
         guard let after else { return nil }
         let next = CMTime(ffmpeg: after, timeBase: tb)
@@ -421,13 +422,13 @@ package final class Demuxer: @unchecked Sendable {
     private func apply(_ newStreams: [Int: PacketQueue]) {
         let old = streams
         streams = newStreams
-        format.setDiscard(keepingStreams: Set(newStreams.keys))
+        source.setDiscard(keepingStreams: Set(newStreams.keys))
         for (index, queue) in old where newStreams[index] !== queue {
             queue.setConsumerWakeup(nil)
         }
         for (index, queue) in newStreams where old[index] !== queue {
             queue.setConsumerWakeup(control)
-            if let picture = format.attachedPicture(stream: index) {
+            if let picture = source.attachedPicture(stream: index) {
                 queue.put(picture)
                 queue.putEndOfStream()
             } else if reachedEnd {
@@ -440,7 +441,7 @@ package final class Demuxer: @unchecked Sendable {
     /// Queues the cover art of attached-picture streams, each followed by an end-of-stream marker.
     private func queueAttachedPictures() {
         for (index, queue) in streams {
-            guard let picture = format.attachedPicture(stream: index) else { continue }
+            guard let picture = source.attachedPicture(stream: index) else { continue }
             queue.put(picture)
             queue.putEndOfStream()
         }
@@ -453,7 +454,7 @@ package final class Demuxer: @unchecked Sendable {
 
     /// Attached-picture streams, found once on the demux thread.
     private lazy var attachedPictureStreams: Set<Int> = Set(
-        (0..<format.streamCount).filter { format.attachedPicture(stream: $0) != nil })
+        (0..<streamKinds.count).filter { source.attachedPicture(stream: $0) != nil })
 
     /// Whether stream `index` is audio or video (the streams duration limits apply to).
     private func isMedia(_ index: Int) -> Bool {

@@ -24,8 +24,8 @@ package final class ReverseAudioSource: @unchecked Sendable {
     /// Decoded before each stretch and thrown away, so the codec's start-up does not show.
     static let prerollSeconds = 0.2
 
-    private let location: String
-    private let options: [String: String]
+    /// The input this source reads by itself (opened on the worker thread).
+    private let source: any MediaSource
     private let streamIndex: Int
     private let start: CMTime
     private let lowerBound: CMTime
@@ -36,11 +36,10 @@ package final class ReverseAudioSource: @unchecked Sendable {
 
     /// Starts producing the audio of `streamIndex` backwards from `start` down to `lowerBound` (container time).
     package init(
-        location: String, options: [String: String], streamIndex: Int, start: CMTime, lowerBound: CMTime,
+        source: any MediaSource, streamIndex: Int, start: CMTime, lowerBound: CMTime,
         format: AudioFormat
     ) {
-        self.location = location
-        self.options = options
+        self.source = source
         self.streamIndex = streamIndex
         self.start = start
         self.lowerBound = lowerBound
@@ -53,7 +52,10 @@ package final class ReverseAudioSource: @unchecked Sendable {
 
     /// Stops the worker and waits for it. Idempotent; any thread.
     package func stop() {
-        worker.stop { frames.abort() }
+        worker.stop {
+            source.interrupt()
+            frames.abort()
+        }
     }
 
     deinit {
@@ -63,7 +65,8 @@ package final class ReverseAudioSource: @unchecked Sendable {
     private var isStopped: Bool { worker.isStopped }
 
     private func produce() throws(FFmpegError) {
-        let input = try FormatContext(url: location, options: options, interrupt: worker.interrupt)
+        try source.open()
+        let input = source
         guard streamIndex < input.info.streams.count else { throw FFmpegError.streamNotFound }
         input.setDiscard(keepingStreams: [streamIndex])
         let timeBase = input.info.streams[streamIndex].timeBase

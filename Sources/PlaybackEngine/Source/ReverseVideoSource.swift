@@ -11,7 +11,7 @@ import Foundation
 /// from its keyframe for each earlier stretch, trading decode time for memory (a 300-frame 1080p GOP is decoded in
 /// about ten passes instead of holding 300 pictures).
 ///
-/// The source owns its own input (a second `FormatContext` on the same location) and decoder, so the forward
+/// The source owns its own input (a second ``MediaSource`` for the same media) and decoder, so the forward
 /// pipeline is left untouched and resumes with a seek when playback turns forward again.
 ///
 /// Threads: one worker thread ("oavf.reverse") owns the input, the codec and the pass; ``frames`` is read by the
@@ -27,8 +27,8 @@ package final class ReverseVideoSource: @unchecked Sendable {
     /// Bytes of decoded pictures held in one pass at most (≈ 30 frames of 1080p 4:2:0).
     package static let maximumHeldBytes = 96 << 20
 
-    private let location: String
-    private let options: [String: String]
+    /// The input this source reads by itself (opened on the worker thread).
+    private let source: any MediaSource
     private let streamIndex: Int
     /// Container time to go back from.
     private let start: CMTime
@@ -51,11 +51,10 @@ package final class ReverseVideoSource: @unchecked Sendable {
     ///   - includeStart: produce the frame showing at `start` as well (the playhead's own frame when nothing is
     ///     on screen yet).
     package init(
-        location: String, options: [String: String], streamIndex: Int, start: CMTime, includeStart: Bool,
+        source: any MediaSource, streamIndex: Int, start: CMTime, includeStart: Bool,
         lowerBound: CMTime
     ) {
-        self.location = location
-        self.options = options
+        self.source = source
         self.streamIndex = streamIndex
         self.start = start
         self.includeStart = includeStart
@@ -76,7 +75,10 @@ package final class ReverseVideoSource: @unchecked Sendable {
 
     /// Stops the worker and waits for it. Idempotent; any thread.
     package func stop() {
-        worker.stop { frames.abort() }
+        worker.stop {
+            source.interrupt()
+            frames.abort()
+        }
     }
 
     deinit {
@@ -102,7 +104,8 @@ package final class ReverseVideoSource: @unchecked Sendable {
     }
 
     private func produce() throws(FFmpegError) {
-        let format = try FormatContext(url: location, options: options, interrupt: worker.interrupt)
+        try source.open()
+        let format = source
         let info = format.info
         guard streamIndex < info.streams.count else { throw FFmpegError.streamNotFound }
         format.setDiscard(keepingStreams: [streamIndex])

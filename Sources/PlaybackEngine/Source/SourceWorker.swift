@@ -1,13 +1,10 @@
-import FFmpegBridge
 import Foundation
 
-/// The thread of a source that produces on its own (the reverse sources): a stop flag, an interrupt for its input
-/// and a finished flag, with the start/stop/join dance in one place.
+/// The thread of a source that produces on its own (the reverse sources): a stop flag and a finished flag, with the
+/// start/stop/join dance in one place.
 ///
 /// Thread-safe: `stop()` and the flags may be used from any thread; the body runs on the worker thread.
 package final class SourceWorker: @unchecked Sendable {
-    /// Aborts the source's blocking input reads when it stops.
-    package let interrupt = InterruptFlag()
     private let lock = NSLock()
     // Guarded by `lock`.
     private var stopped = false
@@ -31,14 +28,13 @@ package final class SourceWorker: @unchecked Sendable {
     /// Whether the body returned.
     package var isFinished: Bool { lock.withLock { finished } }
 
-    /// Sets the stop flag, aborts the input, runs `wake` (which releases the body from a blocking queue) and waits
-    /// for the thread. Idempotent; any thread but the worker's.
+    /// Sets the stop flag, runs `wake` (which interrupts the body's input and releases it from a blocking queue) and
+    /// waits for the thread. Idempotent; any thread but the worker's.
     package func stop(waking wake: () -> Void) {
         let t: WorkerThread? = lock.withLock {
             stopped = true
             return thread
         }
-        interrupt.abort()
         wake()
         t?.join()
     }

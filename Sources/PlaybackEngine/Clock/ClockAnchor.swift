@@ -1,0 +1,41 @@
+import CoreMedia
+import Foundation
+
+/// Item time as a function of host time: `item + (host − anchorHost) × rate` (ffplay's `Clock`: `pts_drift` + now,
+/// with `speed`). Rate 0 is a frozen clock that reads `item` exactly (so a seek's target reads back unrounded).
+///
+/// A value: the engine thread keeps the live one in its ``Transport`` and publishes copies in snapshots that any
+/// thread reads.
+package struct ClockAnchor: Sendable, Equatable {
+    /// The item time at ``host``.
+    package var item: CMTime
+    /// Host time (monotonic nanoseconds, or a virtual clock's nanoseconds) of ``item``; 0 while frozen.
+    package var host: UInt64
+    /// How fast item time moves per host time; 0 while frozen.
+    package var rate: Double
+
+    /// A clock frozen at `item`.
+    package static func frozen(at item: CMTime) -> ClockAnchor {
+        ClockAnchor(item: item, host: 0, rate: 0)
+    }
+
+    /// Whether the clock moves.
+    package var isRunning: Bool { rate != 0 }
+
+    /// The item time at `host`.
+    package func time(at host: UInt64) -> CMTime {
+        if rate == 0 { return item }
+        let elapsed = Double(Int64(bitPattern: host &- self.host)) * rate
+        return item + CMTime(value: Int64(elapsed.rounded()), timescale: 1_000_000_000)
+    }
+}
+
+/// The host time clock: monotonic nanoseconds (`CLOCK_MONOTONIC`, the time base of `CMClockGetHostTimeClock`).
+package enum HostClock {
+    /// Now, in monotonic nanoseconds.
+    package static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}

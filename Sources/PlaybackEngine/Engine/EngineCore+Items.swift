@@ -1,0 +1,128 @@
+import CoreMedia
+import Foundation
+
+// The item lifecycle: preparing, ready or failed, the current item changing, the end of an item and its end action.
+extension EngineCore {
+    /// Replaces the play queue; items that left stop.
+    func setQueue(_ sessions: [ItemSession]) {
+        let oldCurrent = items.currentSession
+        let gone = items.replace(with: sessions)
+        for session in sessions {
+            guard let stash = stashedEnds[session.id] else { continue }
+            items.update(session) { state in
+                if let forward = stash.forward { state.forwardEnd = forward }
+                if let reverse = stash.reverse { state.reverseEnd = reverse }
+            }
+        }
+        stashedEnds.removeAll()
+        if oldCurrent !== items.currentSession { currentChanged(from: oldCurrent) }
+        for session in gone { session.stop() }
+    }
+
+    /// The current item changed (from `old`): playback stops at zero of the new one; seeks of other items are
+    /// cancelled; sinks drop what they hold.
+    func currentChanged(from old: ItemSession?) {
+        let current = items.currentSession
+        if let old, items.state(of: old) != nil { items.setTime(transport.playhead, of: old) }
+        loadControl.clearStall()
+        transport.halt(at: .zero)
+        seeks.currentChanged(to: current)
+        audio.renderer.setSession(items.current?.isPlayable == true ? current : nil)
+        audio.renderer.setActive(false)
+        presenter.resetPlayhead()
+        presenter.flushSinks(session: current)
+    }
+
+    /// Starts preparing `session` on a preparation thread.
+    func startPreparing(_ session: ItemSession) {
+        items.update(session) { $0.phase = .preparing }
+        let mailbox = self.mailbox
+        let clock = configuration.virtualClock
+        session.onReadError = { [weak mailbox, weak session] error in
+            guard let mailbox, let session else { return }
+            mailbox.post(.readFailed(session, error), host: Transport.hostNow(clock))
+        }
+        preparer.start(session)
+    }
+
+    /// A preparation thread finished with `session` (`error` nil: it is ready).
+    func prepared(_ session: ItemSession, error: (any Error)?) {
+        preparer.finished(session)
+        guard let state = items.state(of: session), state.phase == .preparing else { return }
+        if let error {
+            items.update(session) { $0.phase = .failed }
+            outbox.emit(.itemFailed(session, error))
+        } else {
+            items.update(session) { $0.phase = .ready }
+            if items.isCurrent(session) { audio.renderer.setSession(session) }
+            outbox.emit(.itemReady(session))
+        }
+    }
+
+    /// Reading `session` failed for good.
+    func readFailed(_ session: ItemSession, error: any Error) {
+        guard items.state(of: session) != nil else { return }
+        items.update(session) { $0.phase = .failed }
+        outbox.emit(.itemFailedToPlayToEnd(session, error))
+    }
+
+    /// Prepares the next queued item once the current one has been read to its end, so the change of item is
+    /// gapless.
+    func prepareNextIfNeeded(current: ItemSession) {
+        guard items.items.count > 1, endAction == .advance else { return }
+        let next = items.items[1]
+        guard next.phase == .idle, current.isAtEndOfFile else { return }
+        startPreparing(next.session)
+    }
+
+    /// Ends `session` at `finalTime` (its end, or its reverse end when `reverse`) and applies the end action; `t`
+    /// is the playhead before (observers between the two fire).
+    func endItem(_ session: ItemSession, at finalTime: CMTime, from t: CMTime, reverse: Bool) {
+        items.update(session) { $0.phase = .ended(reverse: reverse) }
+        transport.halt(at: finalTime)
+        if reverse {
+            observers.crossingBackward(from: t, to: finalTime)
+        } else {
+            observers.crossing(from: t, to: finalTime)
+        }
+        outbox.emit(.itemPlayedToEnd(session))
+        audio.renderer.setActive(false)
+        switch endAction {
+        case .pause:
+            observers.event(at: finalTime)
+            transport.pauseOnItsOwn()
+            audio.pauseDevice()
+        case .none:
+            break
+        case .advance:
+            let old = items.removeCurrent()
+            let next = items.currentSession
+            currentChanged(from: old)
+            outbox.emit(.currentItemChanged(from: old, to: next))
+            if next == nil {
+                transport.setTimeControl(transport.rate != 0 ? .waiting(.noItemToPlay) : .paused)
+            }
+            if let old { outbox.call { old.stop() } }
+        }
+    }
+
+    // MARK: End times of items not queued yet
+
+    /// Sets the forward end time of `session` (nil: its duration).
+    func setForwardEnd(_ session: ItemSession, _ time: CMTime?) {
+        if items.state(of: session) != nil {
+            items.update(session) { $0.forwardEnd = time }
+        } else {
+            stashedEnds[session.id, default: StashedEnds()].forward = .some(time)
+        }
+    }
+
+    /// Sets the reverse end time of `session` (nil: zero).
+    func setReverseEnd(_ session: ItemSession, _ time: CMTime?) {
+        if items.state(of: session) != nil {
+            items.update(session) { $0.reverseEnd = time }
+        } else {
+            stashedEnds[session.id, default: StashedEnds()].reverse = .some(time)
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import CoreMedia
+import Foundation
+
+/// The engine thread's side of a ``PlayerEngine`` (Media3's `ExoPlayerImplInternal`, mpv's `run_playloop`): it owns
+/// every piece of playback state, applies the commands the handle posts, moves playback one step at a time, and
+/// publishes a snapshot and the events after each iteration.
+///
+/// One iteration: take the commands → apply them in order → one step (prepare, seek, present, render, detect the
+/// end) → publish the snapshot → deliver events and completions (no lock held) → sleep until the next picture is
+/// due, a command arrives or the clock moves.
+///
+/// Engine thread only: every member belongs to it, except ``mailbox`` and ``snapshots`` (thread-safe, shared with
+/// the handle). The core holds no reference to the handle, so a handle nobody uses is freed and joins the thread.
+final class EngineCore {
+    /// Longest sleep of the real-time loop (ffplay's REFRESH_RATE, 10 ms).
+    static let refreshInterval = 0.01
+    /// Sleep while nothing can move (no item, preparing, paused): commands and clock moves wake the loop earlier.
+    static let idleInterval = 1.0
+
+    let configuration: EngineConfiguration
+    let mailbox: EngineMailbox
+    let snapshots: SnapshotStore
+    let outbox = EventOutbox()
+    let items = ItemQueue()
+    let audio: AudioOutputDriver
+    let observers: TimeObserverRegistry
+    let transport: Transport
+    let presenter: VideoPresenter
+    let seeks: SeekCoordinator
+    let loadControl = LoadControl()
+    let endDetector = EndDetector()
+    let preparer: ItemPreparer
+    /// The steppers, one per way of keeping time.
+    private(set) var realTime: RealTimeStepper!
+    private(set) var virtual: VirtualStepper!
+    private(set) var reverse: ReverseStepper!
+
+    /// `actionAtItemEnd`.
+    var endAction: EndAction = .pause
+    /// `automaticallyWaitsToMinimizeStalling`: a stall waits (true) or pauses with rate 0 (false).
+    var automaticallyWaits = true
+    /// The rate the current item's video decoder was last adapted to (``ItemSession/adaptVideoDecoding(toRate:)``).
+    private var decodingRate: (session: UUID, rate: Float)?
+    /// End times set for items not queued yet (they arrive just before the queue that holds them).
+    var stashedEnds: [UUID: StashedEnds] = [:]
+
+    /// End times waiting for their item to be queued (`.some(nil)`: reset to the default).
+    struct StashedEnds {
+        var forward: CMTime??
+        var reverse: CMTime??
+    }
+    /// The last command applied.
+    private var processed: UInt64 = 0
+    /// Commands taken from the mailbox (storage reused).
+    private var batch: [EngineCommand] = []
+
+    init(configuration: EngineConfiguration, audio: AudioOutputDriver, mailbox: EngineMailbox, snapshots: SnapshotStore)
+    {
+        self.configuration = configuration
+        self.mailbox = mailbox
+        self.snapshots = snapshots
+        self.audio = audio
+        let stopped: () -> Bool = { [mailbox] in mailbox.isStopRequested }
+        observers = TimeObserverRegistry(outbox: outbox)
+        transport = Transport(
+            virtualClock: configuration.virtualClock, audio: audio, observers: observers, outbox: outbox)
+        presenter = VideoPresenter(stopped: stopped)
+        seeks = SeekCoordinator(
+            items: items, transport: transport, presenter: presenter, audio: audio, observers: observers,
+            outbox: outbox, stopped: stopped)
+        let clock = configuration.virtualClock
+        preparer = ItemPreparer(mailbox: mailbox, hostNow: { Transport.hostNow(clock) })
+        realTime = RealTimeStepper(core: self)
+        virtual = VirtualStepper(core: self)
+        reverse = ReverseStepper(core: self)
+        if let reason = audio.unavailableReason { outbox.emit(.audioDeviceUnavailable(reason)) }
+    }
+
+    /// Whether the engine is stopping (loops waiting for decoders end early).
+    var isStopping: Bool { mailbox.isStopRequested }
+
+    // MARK: Loop
+
+    /// The engine thread's body; returns after ``EngineMailbox/requestStop()``, with everything stopped and joined.
+    func run() {
+        while true {
+            mailbox.take(into: &batch)
+            for command in batch {
+                apply(command)
+                processed = command.sequence
+            }
+            if mailbox.isStopRequested { break }
+            if !batch.isEmpty { publishSnapshot() }
+            let sleep = step()
+            publishSnapshot()
+            outbox.deliver(to: mailbox.eventHandler)
+            mailbox.sleep(upTo: sleep)
+        }
+        tearDown()
+    }
+
+    /// Stops everything the engine started: the reverse sources, every item's pipeline, preparation threads, the
+    /// audio device; seeks still waiting complete `false`.
+    private func tearDown() {
+        reverse.tearDown()
+        seeks.cancelAll()
+        for item in items.items { item.session.stop() }
+        preparer.joinAll()
+        audio.close()
+        publishSnapshot()
+        outbox.deliver(to: mailbox.eventHandler)
+    }
+
+    /// Publishes what readers on other threads see.
+    private func publishSnapshot() {
+        var s = EngineSnapshot()
+        s.processed = processed
+        s.currentSession = items.currentSession
+        s.clock = transport.isRunning ? transport.clock : .frozen(at: transport.playhead)
+        s.epoch = transport.epoch
+        s.itemTimes = items.times
+        s.rate = transport.rate
+        s.statistics.framesPresented = presenter.framesPresented
+        s.statistics.framesDropped = presenter.framesDropped
+        s.statistics.stalls = loadControl.stalls
+        s.reverse = reverse.statistics
+        snapshots.publish(s)
+    }
+
+    // MARK: Step
+
+    /// One step of playback; returns how long the loop may sleep (0: go on at once).
+    private func step() -> Double {
+        guard let item = items.current else {
+            transport.setTimeControl(transport.rate != 0 ? .waiting(.noItemToPlay) : .paused)
+            return Self.idleInterval
+        }
+        let session = item.session
+        switch item.phase {
+        case .failed:
+            transport.setTimeControl(transport.rate != 0 ? .waiting(.toMinimizeStalls) : .paused)
+            return Self.idleInterval
+        case .idle, .preparing:
+            if item.phase == .idle { startPreparing(session) }
+            transport.setTimeControl(transport.rate != 0 ? .waiting(.evaluatingBufferingRate) : .paused)
+            return Self.idleInterval
+        case .ready, .ended:
+            break
+        }
+        prepareNextIfNeeded(current: session)
+        seeks.beginRequested(session)
+        let hasStep = seeks.hasStep(for: session)
+        let isEnded = items.current?.hasEnded ?? false
+        let rate = transport.rate
+        adaptDecoding(session, rate: rate > 0 && !isEnded && !hasStep && !seeks.isAwaiting(session) ? rate : 0)
+        if reverse.isStale(for: session, rate: rate, generation: seeks.generation, hasStep: hasStep, ended: isEnded) {
+            reverse.stop(realign: !isEnded)
+            return 0
+        }
+        if hasStep {
+            seeks.performStep(session)
+            return 0
+        }
+        if seeks.isAwaiting(session) { return seeks.completeIfLanded(session) }
+        if items.current?.hasShownFirstFrame == false {
+            presenter.showFirstFrame(session)
+            items.updateCurrent { $0.hasShownFirstFrame = true }
+        }
+        if isEnded {
+            transport.setTimeControl(rate != 0 && endAction == .none ? .playing : .paused)
+            return Self.idleInterval
+        }
+        if rate == 0 {
+            pausePlayback(session)
+            return Self.idleInterval
+        }
+        if !transport.isRunning, let gate = transport.startGate, !transport.isUntimed {
+            let now = transport.hostNow()
+            if now < gate {
+                audio.pauseDevice()
+                transport.setTimeControl(.waiting(.evaluatingBufferingRate))
+                guard configuration.virtualClock == nil else { return Self.idleInterval }
+                return max(0.001, min(Self.refreshInterval, Double(gate - now) / 1e9))
+            }
+        }
+        if rate < 0 { return reverse.step(session, rate: rate) }
+        if configuration.virtualClock != nil { return virtual.step(session, rate: rate) }
+        return realTime.step(session, rate: rate)
+    }
+
+    /// Lets the video decoder skip what playback at `rate` cannot show, when that changed.
+    private func adaptDecoding(_ session: ItemSession, rate: Float) {
+        if let d = decodingRate, d.session == session.id, d.rate == rate { return }
+        decodingRate = (session.id, rate)
+        session.adaptVideoDecoding(toRate: rate)
+    }
+
+    /// Paused: stops the clock (a start that raced this step already stopped it) and the device.
+    private func pausePlayback(_ session: ItemSession) {
+        if transport.isRunning {
+            let now = transport.stop(asOf: transport.hostNow())
+            observers.event(at: now)
+        }
+        audio.renderer.setActive(false)
+        transport.setTimeControl(.paused)
+        audio.pauseDevice()
+        publishBuffer(session)
+    }
+
+    // MARK: Shared by the steppers
+
+    /// Starts the clock at the playhead as of `host` if it is not running (a stall ends with it).
+    func startIfNeeded(_ session: ItemSession, host: UInt64) {
+        if transport.start(asOf: host, hasAudio: session.hasAudio) { loadControl.clearStall() }
+    }
+
+    /// Item time where the current item ends: its forward end time, else its duration.
+    func endTime(_ session: ItemSession) -> CMTime? {
+        if let e = items.current?.forwardEnd { return e }
+        let duration = session.descriptor.duration
+        return duration.isNumeric ? duration : nil
+    }
+
+    /// Item time where reverse play ends: the reverse end time, else the start.
+    func reverseEndTime(_ session: ItemSession) -> CMTime {
+        max(items.current?.reverseEnd ?? .zero, .zero)
+    }
+
+    /// Playback moved forwards to `t`: boundary and periodic observers between fire; `t` becomes the playhead.
+    func advanceObservers(to t: CMTime) {
+        let from = transport.playhead
+        if t > from { observers.crossing(from: from, to: t) }
+        transport.playhead = t
+    }
+
+    /// Publishes the buffering state of `session` when it changed enough.
+    func publishBuffer(_ session: ItemSession) {
+        let state = loadControl.bufferState(session, playhead: transport.playhead)
+        guard LoadControl.isWorthPublishing(state, over: items.state(of: session)?.publishedBuffer) else { return }
+        items.update(session) { $0.publishedBuffer = state }
+        outbox.emit(.bufferChanged(session, state))
+    }
+
+    /// Playback ran dry at `t`: wait (or pause, without automatic waiting) and report the stall.
+    func enterStall(_ session: ItemSession, at t: CMTime) {
+        transport.halt(at: t)
+        audio.renderer.setActive(false)
+        loadControl.enterStall()
+        observers.event(at: t)
+        outbox.emit(.stalled(session))
+        if automaticallyWaits {
+            transport.setTimeControl(.waiting(.toMinimizeStalls))
+        } else {
+            loadControl.clearStall()
+            transport.pauseOnItsOwn()
+        }
+        audio.pauseDevice()
+    }
+
+    /// Detects the end of forward playback at `t` and applies the end action; true when the item ended.
+    func checkEnd(_ session: ItemSession, at t: CMTime, end: CMTime?) -> Bool {
+        let outcome = endDetector.evaluate(
+            session, at: t, end: end, forwardEnd: items.current?.forwardEnd,
+            audioPlayed: audio.plays(rate: transport.rate, algorithm: transport.algorithm),
+            renderer: audio.renderer, realTime: configuration.virtualClock == nil)
+        switch outcome {
+        case .playing:
+            return false
+        case .truncated(let endedAt, let duration):
+            items.updateCurrent { $0.phase = .ended(reverse: false) }
+            transport.halt(at: endedAt)
+            outbox.emit(.itemFailedToPlayToEnd(session, MediaEndedEarly(endedAt: endedAt, duration: duration)))
+            audio.renderer.setActive(false)
+            observers.event(at: endedAt)
+            transport.pauseOnItsOwn()
+            audio.pauseDevice()
+            return true
+        case .ended(let at):
+            endItem(session, at: at, from: t, reverse: false)
+            return true
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import CoreMedia
+import Foundation
+
+/// What the engine publishes for readers on other threads (Media3's immutable `PlaybackInfo`): the playback clock,
+/// the rate, counters. Built by the engine thread after each iteration; read through ``SnapshotStore`` without ever
+/// waiting for the engine.
+package struct EngineSnapshot: Sendable {
+    /// The last command applied (``EngineCommand/sequence``).
+    package var processed: UInt64 = 0
+    /// The current item's session.
+    package var currentSession: ItemSession?
+    /// The current item's session identifier.
+    package var current: UUID? { currentSession?.id }
+    /// The current item's clock: its item time at any host time.
+    package var clock = ClockAnchor.frozen(at: .zero)
+    /// Bumped whenever the clock is re-anchored for a reason other than following the audio (start, stop, seek).
+    package var epoch: UInt64 = 0
+    /// Item times of queued items that are not current.
+    package var itemTimes: [UUID: CMTime] = [:]
+    /// The rate playback was asked to run at.
+    package var rate: Float = 0
+    /// Counters the engine thread keeps (presented, dropped, stalls).
+    package var statistics = PlaybackStatistics()
+    /// The reverse source's counters while playing backwards (engine tests).
+    package var reverse: ReverseStatistics?
+
+    /// The item time of `session` at host time `host`.
+    package func time(of session: UUID, at host: UInt64) -> CMTime {
+        current == session ? clock.time(at: host) : itemTimes[session] ?? .zero
+    }
+}
+
+/// Counters of a ``ReverseVideoSource``.
+package struct ReverseStatistics: Sendable, Equatable {
+    package var framesDecoded: Int
+    package var passes: Int
+    package var maximumHeld: Int
+}
+
+/// The latest ``EngineSnapshot``, with what callers asked for and the engine has not applied yet laid over it: a
+/// rate set (and the playhead a pause froze) reads back at once, as if the engine had already applied it.
+///
+/// Thread-safe: one lock, held only to copy a snapshot in or out (never while the engine works).
+final class SnapshotStore: @unchecked Sendable {
+    /// A rate change posted but possibly not applied yet.
+    struct Provisional {
+        /// The command that carries it; it stops counting once a published snapshot has processed it.
+        var sequence: UInt64
+        var rate: Float
+        /// Where a pause froze the playhead (nil: the published clock stands).
+        var frozenAt: CMTime?
+    }
+
+    private let lock = ConditionLock()
+    /// Guarded by `lock`.
+    private var published = EngineSnapshot()
+    /// Guarded by `lock`.
+    private var provisional: Provisional?
+
+    /// Publishes `snapshot` (engine thread).
+    func publish(_ snapshot: EngineSnapshot) {
+        lock.lock()
+        published = snapshot
+        if let p = provisional, snapshot.processed >= p.sequence { provisional = nil }
+        lock.unlock()
+    }
+
+    /// The snapshot as a reader should see it now.
+    var current: EngineSnapshot {
+        lock.lock()
+        defer { lock.unlock() }
+        return Self.overlaid(published, provisional)
+    }
+
+    /// Posts a rate change through `post` and records it as provisional, atomically with respect to other rate
+    /// changes: `post` gets where a pause freezes the playhead (computed from what readers see at `host`) and
+    /// returns the command's sequence number.
+    func postRate(
+        _ rate: Float, host: UInt64, _ post: (_ freeze: EngineCommand.FreezePoint?) -> UInt64
+    ) {
+        lock.lock()
+        defer { lock.unlock() }
+        let seen = Self.overlaid(published, provisional)
+        var freeze: EngineCommand.FreezePoint?
+        var frozenAt: CMTime?
+        if seen.current != nil {
+            if seen.clock.isRunning, rate != seen.rate {
+                let t = seen.clock.time(at: host)
+                freeze = EngineCommand.FreezePoint(epoch: seen.epoch, time: t)
+                frozenAt = t
+            } else if let p = provisional, published.processed < p.sequence {
+                frozenAt = p.frozenAt  // still paused where the last pause froze it
+            }
+        }
+        let sequence = post(freeze)
+        provisional = Provisional(sequence: sequence, rate: rate, frozenAt: frozenAt)
+    }
+
+    private static func overlaid(_ snapshot: EngineSnapshot, _ provisional: Provisional?) -> EngineSnapshot {
+        guard let p = provisional, snapshot.processed < p.sequence else { return snapshot }
+        var s = snapshot
+        s.rate = p.rate
+        if let t = p.frozenAt { s.clock = .frozen(at: t) }
+        return s
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Prepares items off the engine thread: one joinable thread ("oavf.prepare") per item being opened, which reports
+/// back through the engine's mailbox (``EngineCommand/Action/prepared(_:error:)``).
+///
+/// Engine thread only (the threads it starts touch only their session and the mailbox).
+final class ItemPreparer {
+    private let mailbox: EngineMailbox
+    private let hostNow: @Sendable () -> UInt64
+    /// Running preparation threads, by session.
+    private var threads: [ObjectIdentifier: WorkerThread] = [:]
+
+    init(mailbox: EngineMailbox, hostNow: @escaping @Sendable () -> UInt64) {
+        self.mailbox = mailbox
+        self.hostNow = hostNow
+    }
+
+    /// Opens `session` (``ItemSession/prepare()``) on its own thread.
+    func start(_ session: ItemSession) {
+        let id = ObjectIdentifier(session)
+        threads.removeValue(forKey: id)?.join()
+        threads[id] = WorkerThread(name: "oavf.prepare") { [mailbox, hostNow] in
+            var failure: (any Error)?
+            do {
+                try session.prepare()
+            } catch {
+                failure = error
+            }
+            mailbox.post(.prepared(session, error: failure), host: hostNow())
+        }
+    }
+
+    /// The thread preparing `session` reported: it is ending; join it.
+    func finished(_ session: ItemSession) {
+        threads.removeValue(forKey: ObjectIdentifier(session))?.join()
+    }
+
+    /// Joins every preparation thread (their sessions must be stopped first, which interrupts them).
+    func joinAll() {
+        for thread in threads.values { thread.join() }
+        threads.removeAll()
+    }
+}

@@ -1,0 +1,76 @@
+import CoreMedia
+
+/// The buffering policy (Media3's `LoadControl`): when playback has run dry, when a stall may end, and what the
+/// item's buffering state is (`loadedTimeRanges`, `isPlaybackLikelyToKeepUp`, `isPlaybackBufferFull/Empty`).
+///
+/// Engine thread only.
+final class LoadControl {
+    /// Media buffered ahead of the playhead that ends a stall (seconds; Media3 waits 2 s after a rebuffer). A
+    /// preferred forward buffer duration shorter than this lowers it.
+    static let resumeAfterStall = 2.0
+    /// Media buffered ahead that makes playback likely to keep up (seconds; as ``resumeAfterStall``).
+    static let likelyToKeepUpAhead = 2.0
+    /// Media buffered ahead that counts as a full buffer (seconds; the demuxer's default read-ahead cap).
+    static let fullAhead = 10.0
+    /// Loaded ranges move with the playhead: a change of their end is published only beyond this (seconds).
+    static let publishedEndGranularity = 0.5
+
+    /// Whether playback waits for data after running dry.
+    private(set) var isStalled = false
+    /// Stalls so far.
+    private(set) var stalls = 0
+
+    /// Whether playback of `session` ran out of data: nothing decoded, nothing demuxed, input not at its end (a local
+    /// source never gets here: its demuxer is far ahead). `audioPlayed`: whether audio is heard (it is the master).
+    func isStarving(_ session: ItemSession, audioPlayed: Bool, renderer: AudioRenderer) -> Bool {
+        if session.isAtEndOfFile { return false }
+        if session.hasAudio && audioPlayed {
+            return renderer.availableFrames == 0 && !session.isAudioDecoderFinished
+                && (session.audioPackets?.count ?? 0) == 0
+        }
+        if session.hasVideo {
+            return (session.videoFrames?.count ?? 0) == 0 && !session.isVideoDecoderFinished
+                && (session.videoPackets?.count ?? 0) == 0
+        }
+        return false
+    }
+
+    /// Playback ran dry.
+    func enterStall() {
+        isStalled = true
+        stalls += 1
+    }
+
+    /// The stall is over (or playback stopped, or the item changed).
+    func clearStall() {
+        isStalled = false
+    }
+
+    /// While stalled at `playhead`: whether playback may resume (enough buffered, the input ended, or `waits` is
+    /// off).
+    func shouldResume(_ session: ItemSession, playhead: CMTime, waits: Bool) -> Bool {
+        let ahead = (session.bufferedEnd.map { ($0 - playhead).seconds }) ?? 0
+        let preferred = session.descriptor.forwardBufferDuration.flatMap { $0 > 0 ? $0 : nil }
+        let needed = min(Self.resumeAfterStall, preferred ?? Self.resumeAfterStall)
+        return session.isAtEndOfFile || ahead >= needed || !waits
+    }
+
+    /// The buffering state of `session` at `playhead`.
+    func bufferState(_ session: ItemSession, playhead t: CMTime) -> BufferState {
+        let end = session.bufferedEnd
+        let eof = session.isAtEndOfFile
+        var loaded: CMTimeRange?
+        if let end, end > t { loaded = CMTimeRange(start: t, end: end) }
+        let ahead = end.map { ($0 - t).seconds } ?? 0
+        // While stalled everything buffered has been consumed (Apple: "playback will stall or end").
+        return BufferState(
+            loaded: loaded, isEmpty: isStalled || (!eof && ahead <= 0), isFull: eof || ahead >= Self.fullAhead,
+            isLikelyToKeepUp: !isStalled && (eof || ahead >= Self.likelyToKeepUpAhead || session.isLocal))
+    }
+
+    /// Whether `new` differs enough from what was published (`old`) to publish it.
+    static func isWorthPublishing(_ new: BufferState, over old: BufferState?) -> Bool {
+        old?.isEmpty != new.isEmpty || old?.isFull != new.isFull || old?.isLikelyToKeepUp != new.isLikelyToKeepUp
+            || abs((old?.loaded?.end.seconds ?? -1) - (new.loaded?.end.seconds ?? -1)) > Self.publishedEndGranularity
+    }
+}

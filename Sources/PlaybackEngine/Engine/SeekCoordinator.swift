@@ -1,0 +1,386 @@
+import CoreMedia
+import Foundation
+
+/// Seeks, frame steps and live stream switches of the current item (ffplay's `seek_req` handling with mpv's
+/// latest-wins coalescing).
+///
+/// - A seek asked for replaces one not begun yet and cancels one in flight: superseded completions report `false`
+///   (latest wins); serials in the pipeline drop what the old position produced.
+/// - A seek begins between two engine steps: the pipeline repositions (its serials bump) and the engine waits for
+///   the first frame of the new serial, re-bases the clock on it (on the target for exact seeks), shows it and
+///   completes `true`.
+/// - Steps forward take the next decoded pictures; steps back are exact seeks to just before the picture on screen.
+/// - A stream switch (another audio language, a track turned off or on) changes the pipeline's streams and then
+///   seeks silently and exactly to the playhead, resuming on the switch point's clock anchor.
+///
+/// Engine thread only.
+final class SeekCoordinator {
+    /// A seek requested or in flight.
+    struct Seek {
+        var session: ItemSession
+        var target: CMTime
+        var mode: SeekMode
+        var completion: (@Sendable (Bool) -> Void)?
+        /// A repositioning the app did not ask for (a stream switch, a realignment): no time jump is reported.
+        var silent = false
+        /// The playhead goes to the start of the picture landed on, not to the target (backward steps).
+        var landsOnPictureStart = false
+        /// For a silent repositioning while playing: the host time of `target`; the clock resumes on that anchor,
+        /// so time that passed meanwhile still counts.
+        var resumeHost: UInt64?
+        var isExact: Bool { mode == .exact }
+    }
+
+    /// A stream switch waiting for the next step.
+    struct StreamSwitch {
+        var session: ItemSession
+        var video: Int?
+        var audio: Int?
+        /// The playhead at the moment the switch was asked for.
+        var time: CMTime
+        /// The host time of `time` when playing then.
+        var host: UInt64?
+    }
+
+    /// Longest wait for a decoder between checks (seconds).
+    static let pollInterval = 0.01
+    /// Wait for the demuxer to perform a seek between checks (seconds).
+    static let seekPollInterval = 0.002
+
+    /// The seek to begin at the next step (latest wins).
+    private(set) var pending: Seek?
+    /// The seek begun and waiting for its first frame.
+    private(set) var awaiting: Seek?
+    /// Frames to step at the next step (requests add up).
+    private(set) var pendingStep: (session: ItemSession, count: Int)?
+    /// The stream switch to perform at the next step.
+    private(set) var pendingSwitch: StreamSwitch?
+    /// After stepping, audio is re-aligned (a silent exact seek) when playback resumes forwards.
+    var resyncOnPlay = false
+    /// Bumped by every seek begun: a reverse source started before one is stale.
+    private(set) var generation = 0
+
+    private let items: ItemQueue
+    private let transport: Transport
+    private let presenter: VideoPresenter
+    private let audio: AudioOutputDriver
+    private let observers: TimeObserverRegistry
+    private let outbox: EventOutbox
+    private let stopped: () -> Bool
+
+    init(
+        items: ItemQueue, transport: Transport, presenter: VideoPresenter, audio: AudioOutputDriver,
+        observers: TimeObserverRegistry, outbox: EventOutbox, stopped: @escaping () -> Bool
+    ) {
+        self.items = items
+        self.transport = transport
+        self.presenter = presenter
+        self.audio = audio
+        self.observers = observers
+        self.outbox = outbox
+        self.stopped = stopped
+    }
+
+    // MARK: Requests (commands)
+
+    /// Asks for a seek of `session` (see ``Seek``); completes `false` at once unless it is the current, playable
+    /// item.
+    func request(_ session: ItemSession, to target: CMTime, mode: SeekMode, completion: (@Sendable (Bool) -> Void)?) {
+        supersedeAll()
+        guard items.isCurrent(session), items.current?.phase != .failed else {
+            pending = nil
+            outbox.complete(completion, false)
+            return
+        }
+        pending = Seek(session: session, target: target, mode: mode, completion: completion)
+    }
+
+    /// An exact seek without completion (`setRate(_:time:atHostTime:)`), replacing a pending one.
+    func requestExact(_ session: ItemSession, to target: CMTime) {
+        outbox.complete(pending?.completion, false)
+        pending = Seek(session: session, target: target, mode: .exact)
+    }
+
+    /// A silent exact repositioning of the current item to `target` unless a seek is pending or in flight.
+    func realign(_ session: ItemSession, to target: CMTime) {
+        guard pending == nil, awaiting == nil, items.isCurrent(session) else { return }
+        var seek = Seek(session: session, target: target, mode: .exact)
+        seek.silent = true
+        pending = seek
+    }
+
+    /// Completes the pending and in-flight seeks of `session` with `false`.
+    func cancel(_ session: ItemSession) {
+        if let p = pending, p.session === session {
+            outbox.complete(p.completion, false)
+            pending = nil
+        }
+        if let a = awaiting, a.session === session {
+            outbox.complete(a.completion, false)
+            awaiting = nil
+        }
+    }
+
+    /// Completes every seek with `false` (shutdown).
+    func cancelAll() {
+        supersedeAll()
+        pending = nil
+        pendingStep = nil
+        pendingSwitch = nil
+    }
+
+    /// The current item changed to `current`: seeks of other items complete `false`.
+    func currentChanged(to current: ItemSession?) {
+        if let p = pending, p.session !== current {
+            outbox.complete(p.completion, false)
+            pending = nil
+        }
+        if let a = awaiting, a.session !== current {
+            outbox.complete(a.completion, false)
+            awaiting = nil
+        }
+    }
+
+    /// Asks to switch the streams `session` plays, as of host time `host`.
+    func requestStreams(_ session: ItemSession, video: Int?, audio: Int?, asOf host: UInt64) {
+        guard items.isCurrent(session), items.current?.isPlayable == true else { return }
+        let running = transport.isRunning
+        let time = running ? transport.time(at: host) : transport.playhead
+        pendingSwitch = StreamSwitch(
+            session: session, video: video, audio: audio, time: time, host: running ? host : nil)
+    }
+
+    /// Asks to step `session` by `count` pictures as of host time `host`; a playing item pauses first.
+    func requestStep(_ session: ItemSession, by count: Int, asOf host: UInt64) {
+        guard count != 0, items.isCurrent(session), items.current?.isPlayable == true else { return }
+        if transport.rate != 0 {
+            if transport.isRunning { transport.stop(asOf: host) }
+            transport.pauseOnItsOwn()
+        }
+        let before = pendingStep?.session === session ? pendingStep?.count ?? 0 : 0
+        pendingStep = (session, before + count)
+    }
+
+    /// Whether a step is pending for `session` (and no seek is in flight).
+    func hasStep(for session: ItemSession) -> Bool {
+        pendingStep?.session === session && awaiting == nil
+    }
+
+    /// Whether a seek of `session` waits for its first frame.
+    func isAwaiting(_ session: ItemSession) -> Bool { awaiting?.session === session }
+
+    /// Whether a seek is pending or in flight.
+    var isBusy: Bool { pending != nil || awaiting != nil }
+
+    // MARK: Engine steps
+
+    /// Performs, for the current `session`, what was asked since the last step: a stream switch, then a seek.
+    func beginRequested(_ session: ItemSession) {
+        if pendingSwitch?.session === session { performStreamSwitch(session) }
+        if let seek = pending, seek.session === session {
+            pending = nil
+            begin(seek)
+        }
+        if transport.rate > 0 && resyncOnPlay && awaiting == nil {
+            // Resuming after frame steps: re-align audio with an exact silent seek to the playhead.
+            resyncOnPlay = false
+            var seek = Seek(session: session, target: transport.playhead, mode: .exact)
+            seek.silent = true
+            begin(seek)
+        }
+    }
+
+    /// Repositions the pipeline for `seek` and waits for its first frame.
+    private func begin(_ seek: Seek) {
+        seek.session.seek(to: seek.target, mode: seek.mode)
+        audio.renderer.flush()
+        items.update(seek.session) { if $0.hasEnded { $0.phase = .ready } }
+        generation += 1
+        awaiting = seek
+        transport.halt(at: transport.playhead)
+        presenter.flushSinks(session: seek.session)
+    }
+
+    /// Switches the streams of `session` as asked (the pipeline continues with the new streams from the playhead).
+    private func performStreamSwitch(_ session: ItemSession) {
+        guard var change = pendingSwitch, change.session === session else { return }
+        pendingSwitch = nil
+        // Playback started after the switch was asked for (a `play()` right after a selection): keep the pace of
+        // that start, so time that passed since (a manual clock advanced) is played, not skipped.
+        if transport.isRunning, change.host == nil {
+            (change.time, change.host) = (transport.clock.item, transport.clock.host)
+        }
+        transport.halt(at: change.time)
+        do {
+            try session.setStreams(video: change.video, audio: change.audio)
+        } catch {
+            outbox.emit(.itemFailedToPlayToEnd(session, error))
+            return
+        }
+        audio.renderer.flush()
+        supersedeAll()
+        var seek = Seek(session: session, target: change.time, mode: .exact)
+        seek.silent = true
+        seek.resumeHost = change.host
+        pending = seek
+    }
+
+    /// Completes the seek in flight if its first frame arrived; returns how long the engine may sleep.
+    func completeIfLanded(_ session: ItemSession) -> Double {
+        guard var seek = awaiting else { return 0 }
+        if session.isSeekInFlight {
+            // The demuxer has not flushed yet: every frame queued still belongs to the old position.
+            if let frames = session.videoFrames {
+                _ = frames.waitUntilReadable(timeout: Self.seekPollInterval)
+            } else {
+                usleep(1000)
+            }
+            return 0
+        }
+        if session.takeSeekFailure() {
+            awaiting = nil
+            outbox.complete(seek.completion, false)
+            return 0
+        }
+        guard let (landed, onKeyframe) = landing(session, target: seek.target) else {
+            _ = session.videoFrames?.waitUntilReadable(timeout: Self.pollInterval)
+            return 0
+        }
+        // A window seek that could not land on a keyframe inside the window decodes to the target: pictures that
+        // end before it are skipped (waiting for the decoder as needed).
+        if case .window(let before, let after) = seek.mode {
+            let low = before.isPositiveInfinity ? CMTime.negativeInfinity : seek.target - before
+            let high = after.isPositiveInfinity ? CMTime.positiveInfinity : seek.target + after
+            // Only a sync sample inside the window is a landing; anything else decodes to the target.
+            if landed < low || landed > high || !onKeyframe {
+                if !skipVideo(session, endingBefore: seek.target) { return 0 }
+                seek.mode = .exact
+                awaiting?.mode = .exact
+            }
+        }
+        awaiting = nil
+        let time = seek.isExact && !seek.landsOnPictureStart ? seek.target : max(landed, .zero)
+        audio.renderer.discard(before: time)
+        transport.halt(at: time)
+        if let host = seek.resumeHost, transport.rate != 0 {
+            // Resume on the anchor of the switch point: the playhead keeps its pace.
+            transport.deferredStartHost = nil
+            transport.run(from: time, host: host, rate: transport.rate)
+            audio.renderer.setActive(
+                session.hasAudio && audio.plays(rate: transport.rate, algorithm: transport.algorithm))
+        }
+        var jumped = false
+        if !seek.silent {
+            presenter.resetPlayhead()
+            outbox.emit(.timeJumped(session))
+            jumped = true
+        }
+        presenter.showFirstFrame(session)
+        items.update(session) { $0.hasShownFirstFrame = true }
+        if jumped { observers.event(at: time) }
+        outbox.complete(seek.completion, true)
+        return 0
+    }
+
+    /// Where the seek landed: the item time of the first frame of the new serial (video, else audio), and whether
+    /// it is a keyframe; the target when the stream's decoder finished without one; nil while nothing arrived.
+    private func landing(_ session: ItemSession, target: CMTime) -> (CMTime, Bool)? {
+        if let frames = session.videoFrames {
+            while let (frame, serial) = frames.peek() {
+                if serial != session.videoSerial {
+                    frames.pop()
+                    continue
+                }
+                return (session.itemTime(frame.pts), frame.isKeyframe)
+            }
+            return session.isVideoDecoderFinished ? (target, true) : nil
+        }
+        if let frames = session.audioFrames {
+            while let (frame, serial) = frames.peek() {
+                if serial != session.audioSerial {
+                    frames.pop()
+                    continue
+                }
+                return (session.itemTime(frame.pts), true)
+            }
+            return session.isAudioDecoderFinished ? (target, true) : nil
+        }
+        // Nothing decodes (every track disabled): the playhead simply moves.
+        return (target, true)
+    }
+
+    /// Pops pictures of the current serial that end at or before `target`. Returns false while the picture
+    /// containing `target` has not been decoded yet (call again).
+    private func skipVideo(_ session: ItemSession, endingBefore target: CMTime) -> Bool {
+        guard let frames = session.videoFrames else { return true }
+        while let (frame, serial) = frames.peek() {
+            if serial != session.videoSerial {
+                frames.pop()
+                continue
+            }
+            let end = session.itemTime(frame.pts + frame.duration)
+            if end <= target && frame.duration > .zero {
+                frames.pop()
+                continue
+            }
+            return true
+        }
+        if session.isVideoDecoderFinished { return true }
+        _ = frames.waitUntilReadable(timeout: Self.seekPollInterval)
+        return false
+    }
+
+    /// Performs the pending step of `session`: forward presents the next decoded pictures; backward seeks exactly
+    /// to just before the picture on screen. Clamped at the ends.
+    func performStep(_ session: ItemSession) {
+        guard let step = pendingStep, step.session === session else { return }
+        pendingStep = nil
+        if step.count < 0 {
+            let current = presenter.lastPresented ?? transport.playhead
+            let duration = presenter.lastFrameDuration
+            let frame = duration.isNumeric && duration > .zero ? duration : CMTime(value: 1, timescale: 30)
+            // Just before the picture on screen (exact whatever the previous picture's duration), and one frame
+            // duration further per extra step; the playhead then goes to the start of the picture landed on.
+            var target =
+                current - CMTime(value: 1, timescale: 1_000_000)
+                - CMTimeMultiply(frame, multiplier: Int32(clamping: -step.count - 1))
+            if target < .zero { target = .zero }
+            var seek = Seek(session: session, target: target, mode: .exact)
+            seek.landsOnPictureStart = true
+            pending = seek
+            resyncOnPlay = false
+            items.update(session) { if $0.hasEnded { $0.phase = .ready } }
+            return
+        }
+        guard let frames = session.videoFrames else { return }
+        var last: VideoFrame?
+        var taken = 0
+        while taken < step.count && !stopped() {
+            if let (frame, serial) = frames.peek() {
+                frames.pop()
+                if serial != session.videoSerial { continue }
+                if let shown = presenter.lastPresented, session.itemTime(frame.pts) <= shown { continue }
+                last = frame
+                taken += 1
+                continue
+            }
+            if session.isVideoDecoderFinished { break }  // clamped at the end
+            _ = frames.waitUntilReadable(timeout: Self.pollInterval)
+        }
+        guard let last else { return }
+        let t = session.itemTime(last.pts)
+        presenter.present(last, session: session)
+        transport.halt(at: t)
+        resyncOnPlay = session.hasAudio
+        outbox.emit(.timeJumped(session))
+        observers.event(at: t)
+    }
+
+    /// Completes the pending and in-flight seeks with `false` (a new seek or switch supersedes them).
+    private func supersedeAll() {
+        outbox.complete(pending?.completion, false)
+        outbox.complete(awaiting?.completion, false)
+        pending?.completion = nil
+        awaiting = nil
+    }
+}

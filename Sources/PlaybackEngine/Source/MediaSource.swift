@@ -1,0 +1,88 @@
+import CoreMedia
+import FFmpegBridge
+
+/// Where an item's media comes from (DESIGN's `Source`; mpv's `demuxer_desc`: open, read a packet, seek, close). The
+/// engine's ``Demuxer`` thread drives one: it opens it, reads packets into the streams' queues, seeks it, and
+/// reports its end and its errors; the decoders get their parameters from it.
+///
+/// Kinds: ``FFmpegSource`` (files and progressive HTTP through libavformat); an HTTP Live Streaming source (its own
+/// playlist and segment logic, segments demuxed through libavformat) implements the same protocol.
+///
+/// Threads: ``open()`` and every reading member belong to one thread at a time — the preparation thread while it
+/// opens, then the demux thread (the ``Demuxer`` owns the source between `start` and `stop`). ``interrupt()``,
+/// ``isLocal`` and ``makeIndependentSource()`` may be used from any thread.
+package protocol MediaSource: AnyObject, Sendable {
+    /// Whether the media is on this machine (a file): reading it never waits for a network.
+    var isLocal: Bool { get }
+
+    /// Opens the input and probes its streams. Blocking; throws what prevented it (``interrupt()`` makes it throw
+    /// `FFmpegError.exit`).
+    func open() throws(FFmpegError)
+
+    /// What the input holds (after ``open()``): its streams, timing, metadata.
+    var info: MediaInfo { get }
+
+    /// Whether the media can be seeked (an index, or a length to search in); after ``open()``.
+    var isSeekable: Bool { get }
+
+    /// Whether the media is live (still growing, no fixed end); after ``open()``.
+    var isLive: Bool { get }
+
+    /// The container-time range that can be seeked to (nil when nothing can be); after ``open()``.
+    var seekableRange: CMTimeRange? { get }
+
+    /// The decoder parameters of stream `index`.
+    func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters
+
+    /// Stream `index`'s kind (`.unknown` out of range).
+    func kind(ofStream index: Int) -> StreamKind
+
+    /// Stream `index`'s time base (nil out of range).
+    func timeBase(ofStream index: Int) -> Rational?
+
+    /// Reads only `streams`; packets of other streams are discarded inside the source.
+    func setDiscard(keepingStreams streams: Set<Int>)
+
+    /// Reads the next packet into `packet`.
+    func read(into packet: Packet) throws(FFmpegError) -> ReadResult
+
+    /// A new reference to stream `index`'s attached picture (cover art), nil when it is not one.
+    func attachedPicture(stream index: Int) -> Packet?
+
+    /// Whether reading reached the end of the input.
+    var isAtEndOfInput: Bool { get }
+
+    /// The I/O layer's sticky error, if reading failed below the demuxer.
+    var ioError: FFmpegError? { get }
+
+    /// Bytes read from the input so far.
+    var bytesRead: Int64 { get }
+
+    /// Repositions at `microseconds` (container time) within `[minimum, maximum]` (`avformat_seek_file` semantics:
+    /// by default a keyframe at or before the target).
+    func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError)
+
+    /// The index's keyframe timestamps (stream time base) at or before and after `timestamp`; nil where unknown.
+    func keyframeTimestamps(stream index: Int, around timestamp: Int64) -> (atOrBefore: Int64?, after: Int64?)
+
+    /// Makes a blocked or later read, open or seek return `FFmpegError.exit`, for good. Any thread.
+    func interrupt()
+
+    /// Whether ``interrupt()`` was called.
+    var isInterrupted: Bool { get }
+
+    /// Another, unopened source for the same media with the same options (reverse play reads its own). Any thread.
+    func makeIndependentSource() -> any MediaSource
+}
+
+extension MediaSource {
+    /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
+    package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
+        try seek(toMicroseconds: microseconds, minimum: Int64.min, maximum: Int64.max)
+    }
+
+    /// Seeks to a keyframe at or before `microseconds`, at most `maximum`.
+    package func seek(toMicroseconds microseconds: Int64, maximum: Int64) throws(FFmpegError) {
+        try seek(toMicroseconds: microseconds, minimum: Int64.min, maximum: maximum)
+    }
+}
