@@ -512,7 +512,8 @@ extension AVPlayerItem {
         session?.stop()
     }
 
-    /// Loads the asset (blocking, on the engine's preparation queue) and chooses the streams.
+    /// Loads the asset (blocking, on the engine's preparation thread) and says what the app chose of its streams
+    /// (tracks disabled, the audible selection); the engine chooses the streams from that once its source is open.
     static func descriptor(for asset: AVAsset, item: AVPlayerItem?) throws -> ItemDescriptor {
         let description: AssetDescription
         switch asset.loader.wait() {
@@ -520,32 +521,21 @@ extension AVPlayerItem {
         case .failure(let e): throw e
         }
         if let error = description.playabilityError { throw error }
-        let tracks = description.tracks
-        let disabled =
+        let disabledTracks =
             item?.read { s in Set(s.tracks.filter { !$0.isEnabled }.compactMap { $0.assetTrack?.trackID }) } ?? []
-        let video = tracks.first { $0.mediaType == .video && $0.isPlayable && !disabled.contains($0.trackID) }
-        var audioIndex: Int?
+        var preferences = StreamPreferences()
+        preferences.disabledStreams = Set(
+            description.tracks.filter { disabledTracks.contains($0.trackID) }.map(\.streamIndex))
         if let item, let selection = item.read({ $0.selection }),
             let group = asset.mediaSelectionGroup(forMediaCharacteristic: .audible),
             let option = selection.selectedMediaOption(in: group)
         {
-            audioIndex = option.streamIndex
-        } else {
-            let audios = tracks.filter { $0.mediaType == .audio && $0.isPlayable && !disabled.contains($0.trackID) }
-            audioIndex = (audios.first { $0.isEnabled } ?? audios.first)?.streamIndex
+            preferences.audioStream = option.streamIndex
         }
         let url = description.url
-        var options: [String: String] = [:]
-        if !url.isFileURL {
-            // A dead server must not hang playback: fail a read that stalls this long (microseconds),
-            // and let FFmpeg reconnect a dropped HTTP connection at the same offset.
-            options["rw_timeout"] = "15000000"
-            options["reconnect"] = "1"
-        }
         var descriptor = ItemDescriptor(
-            location: url.isFileURL ? url.path : url.absoluteString, options: options,
-            videoStream: video?.streamIndex, audioStream: audioIndex, timeOrigin: description.timeOrigin,
-            duration: description.duration)
+            location: url.isFileURL ? url.path : url.absoluteString, streamPreferences: preferences,
+            timeOrigin: description.timeOrigin, duration: description.duration)
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming
         if let forward = item?.read({ $0.preferredForwardBufferDuration }), forward > 0 {
             descriptor.forwardBufferDuration = forward
@@ -571,8 +561,15 @@ extension AVPlayerItem {
             let shown = CGRect(origin: .zero, size: video.naturalSize).applying(video.preferredTransform)
             size = CGSize(width: abs(shown.width), height: abs(shown.height))
         }
-        let whole = CMTimeRange(start: .zero, duration: d.duration.isNumeric ? d.duration : .zero)
-        let seekable = d.duration.isNumeric ? [NSValue(timeRange: whole)] : []
+        // What the source can seek, in item time; a file's whole duration.
+        let seekable =
+            (session?.seekableRange).map { range in
+                [
+                    NSValue(
+                        timeRange: CMTimeRange(
+                            start: max(range.start, .zero), end: d.duration.isNumeric ? d.duration : range.end))
+                ]
+            } ?? []
         let hasVideo = session?.hasVideo ?? false
         let now = Date()
         set(
