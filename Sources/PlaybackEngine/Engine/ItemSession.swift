@@ -428,7 +428,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         return (video?.decodeErrorCount ?? 0) + (audio?.decodeErrorCount ?? 0)
     }
 
-    /// Stops every thread and releases FFmpeg objects. Idempotent; safe from any thread.
+    /// Stops every thread (joined before it returns) and releases FFmpeg objects. Idempotent; safe from any thread.
     package func stop() {
         let parts: (any MediaSource, Demuxer?, VideoDecoder?, AudioDecoder?)?? = lock.withLock {
             if stopped { return nil }
@@ -444,9 +444,14 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         d?.stop()
         v?.stop()
         a?.stop()
+        // Release the codecs (and their frame threads, which libavcodec joins as it frees them) and the input: a
+        // stopped session never plays again.
         lock.withLock {
             demuxer = nil
+            videoDecoder = nil
+            audioDecoder = nil
             self.source = nil
+            codecParameters = [:]
         }
     }
 

@@ -36,13 +36,19 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     /// Reverse play: reversed audio to render instead of the session's (``ReverseAudioSource``); its times are not
     /// used (the audio clock is off while it is set).
     private var reverseQueue: FrameQueue<AudioFrame>?
-    /// Media frames read ahead for the processor (preallocated).
-    private let mediaScratchFrames = 8192
-    private lazy var mediaScratch: UnsafeMutablePointer<Float> = .allocate(
-        capacity: mediaScratchFrames * max(1, format.channelCount))
+    /// Media frames read ahead for the processor.
+    private static let mediaScratchFrames = 8192
+    /// Where media is read ahead for the processor (`mediaScratchFrames` × channels; device thread, under `lock`);
+    /// freed in `deinit`.
+    private let mediaScratch: UnsafeMutablePointer<Float>
 
     package init(format: AudioFormat) {
         self.format = format
+        mediaScratch = .allocate(capacity: Self.mediaScratchFrames * max(1, format.channelCount))
+    }
+
+    deinit {
+        mediaScratch.deallocate()
     }
 
     /// Switches to `session` (nil: silence). Drops any partly rendered frame.
@@ -84,20 +90,28 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
 
     /// Sets the playback rate and time-pitch algorithm. Rates other than 1 go through a
     /// ``TimePitchProcessor`` (its rate changes are click-free); unsupported rates render silence.
+    ///
+    /// A new stage (another algorithm; Rubber Band allocates a lot) is built before the lock is taken, and the old
+    /// one is released after it is let go, so the device thread never waits for either.
     package func setRate(_ newRate: Double, algorithm newAlgorithm: TimePitchAlgorithm) {
+        let needsStage = lock.withLock { newRate != 1 && (processor == nil || newAlgorithm != algorithm) }
+        let made = needsStage ? TimePitchProcessor(format: format, algorithm: newAlgorithm) : nil
+        made?.rate = newRate
+        var released: TimePitchProcessor?
         lock.lock()
-        defer { lock.unlock() }
         if newRate == 1 {
+            released = processor
             processor = nil
-        } else if processor == nil || newAlgorithm != algorithm {
-            let p = TimePitchProcessor(format: format, algorithm: newAlgorithm)
-            p.rate = newRate
-            processor = p
+        } else if let made, processor == nil || newAlgorithm != algorithm {
+            released = processor
+            processor = made
         } else {
             processor?.rate = newRate
         }
         rate = newRate
         algorithm = newAlgorithm
+        lock.unlock()
+        withExtendedLifetime(released) {}
     }
 
     /// Whether audio is heard at `rate` with `algorithm` (outside an algorithm's range it is muted).
@@ -200,7 +214,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
                     into: buffer + produced * format.channelCount, frameCount: frameCount - produced)
                 if produced >= frameCount { break }
                 let need = min(
-                    mediaScratchFrames, max(256, processor.inputFramesNeeded(forOutput: frameCount - produced)))
+                    Self.mediaScratchFrames, max(256, processor.inputFramesNeeded(forOutput: frameCount - produced)))
                 let (n, _) = copyMedia(into: mediaScratch, frameCount: need, session: session, queue: queue)
                 if n == 0 {
                     // The item's audio is over: push silence so the stage releases the media it still holds
@@ -212,7 +226,8 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
                         break
                     }
                     let pad = min(
-                        mediaScratchFrames, max(processor.inputFramesNeeded(forOutput: frameCount - produced), 1024))
+                        Self.mediaScratchFrames,
+                        max(processor.inputFramesNeeded(forOutput: frameCount - produced), 1024))
                     mediaScratch.update(repeating: 0, count: pad * format.channelCount)
                     processor.push(mediaScratch, frameCount: pad)
                     paddedFrames += pad
@@ -280,7 +295,8 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         while produced < frameCount {
             produced += processor.pull(into: buffer + produced * format.channelCount, frameCount: frameCount - produced)
             if produced >= frameCount { break }
-            let need = min(mediaScratchFrames, max(256, processor.inputFramesNeeded(forOutput: frameCount - produced)))
+            let need = min(
+                Self.mediaScratchFrames, max(256, processor.inputFramesNeeded(forOutput: frameCount - produced)))
             let n = copy(into: mediaScratch, need)
             if n == 0 { break }
             processor.push(mediaScratch, frameCount: n)

@@ -1,0 +1,98 @@
+import Foundation
+import PlaybackEngine
+
+// What the engine reports, applied to the player and its items (engine thread), and the access-log periods.
+extension AVPlayer {
+    func handle(_ event: EngineEvent) {
+        switch event {
+        case .itemReady(let session):
+            item(for: session)?.becameReady()
+        case .itemFailed(let session, let error):
+            item(for: session)?.failed(error)
+        case .itemFailedToPlayToEnd(let session, let error):
+            guard let item = item(for: session) else { return }
+            let avError = AVPlayerItem.avError(error, url: item.asset.loader.url)
+            item.failed(avError)
+            NotificationCenter.default.post(
+                name: AVPlayerItem.failedToPlayToEndTimeNotification, object: item,
+                userInfo: [AVPlayerItemFailedToPlayToEndTimeErrorKey: avError as NSError])
+        case .itemPlayedToEnd(let session):
+            guard let item = item(for: session) else { return }
+            noteStopped()
+            NotificationCenter.default.post(name: AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        case .currentItemChanged(let from, _):
+            guard let finished = from.flatMap(item(for:)) else { return }
+            set(\.currentItem) { s in s.items.removeAll { $0 === finished } }
+            finished.detach()
+            if let next = currentItem { existingEngine?.setTimePitchAlgorithm(next.playedTimePitchAlgorithm()) }
+            for handler in itemLeftQueueHandlers.read { handler(finished) }
+            if read({ $0.rate }) != 0 { noteStarted() }
+        case .timeControlChanged(let t):
+            applyTimeControl(t)
+        case .rateChanged(let r):
+            if read({ $0.rate }) != r {
+                set(\.rate) { $0.rate = r }
+                NotificationCenter.default.post(
+                    name: Self.rateDidChangeNotification, object: self,
+                    userInfo: [Self.rateDidChangeReasonKey: RateDidChangeReason.setRateCalled])
+            }
+            applyTimeControl(r == 0 ? .paused : .playing)
+        case .timeJumped(let session):
+            if let item = item(for: session) {
+                NotificationCenter.default.post(name: AVPlayerItem.timeJumpedNotification, object: item)
+            }
+        case .stalled(let session):
+            if let item = item(for: session) {
+                mutate { s in if var p = s.playStart { p.stalls += 1; s.playStart = p } }
+                NotificationCenter.default.post(name: AVPlayerItem.playbackStalledNotification, object: item)
+            }
+        case .bufferChanged(let session, let b):
+            item(for: session)?.bufferChanged(b)
+        case .audioDeviceUnavailable(let message):
+            if let item = currentItem {
+                item.appendErrorLog(
+                    .media(.mediaServicesWereReset, "No audio device: \(message). Playing without sound."))
+            }
+        }
+    }
+
+    /// Access log bookkeeping: a playback period starts.
+    func noteStarted() {
+        mutate { s in
+            if s.playStart == nil, let item = s.items.first {
+                s.playStart = (Date(), .zero, s.engine?.statistics.framesDropped ?? 0, 0)
+                _ = item
+            }
+        }
+    }
+
+    /// A playback period ends: append an access-log event to the current item.
+    func noteStopped() {
+        let (start, item, engine) = mutate {
+            s -> ((date: Date, itemTime: CMTime, dropped: Int, stalls: Int)?, AVPlayerItem?, PlayerEngine?) in
+            defer { s.playStart = nil }
+            return (s.playStart, s.items.first, s.engine)
+        }
+        guard let start, let item else { return }
+        let event = AVPlayerItemAccessLogEvent()
+        event.playbackStartDate = start.date
+        event.uri = item.asset.loader.url.absoluteString
+        event.durationWatched = Date().timeIntervalSince(start.date)
+        event.numberOfStalls = start.stalls
+        event.numberOfDroppedVideoFrames = (engine?.statistics.framesDropped ?? 0) - start.dropped
+        event.playbackType = item.asset.loader.url.isFileURL ? "FILE" : "VOD"
+        event.playbackSessionID = item.read { $0.session?.id.uuidString }
+        if let d = item.asset.loader.loaded {
+            if let bitRate = d.bitRate { event.indicatedBitrate = Double(bitRate) }
+            if let bytes = d.byteSize, d.duration.seconds > 0 {
+                event.observedBitrate = Double(bytes) * 8 / d.duration.seconds
+            }
+        }
+        if let attach = item.read({ $0.attachDate }), let ready = item.read({ $0.readyDate }) {
+            event.startupTime = ready.timeIntervalSince(attach)
+        }
+        event.playbackStartOffset = item.currentTime().seconds
+        item.mutate { $0.accessLog.append(event) }
+        NotificationCenter.default.post(name: AVPlayerItem.newAccessLogEntryNotification, object: item)
+    }
+}

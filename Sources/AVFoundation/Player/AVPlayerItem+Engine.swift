@@ -1,0 +1,203 @@
+import FFmpegBridge
+import Foundation
+import PlaybackEngine
+
+// The item's side of the engine: joining and leaving a player, what to play, readiness, failures, buffering.
+extension AVPlayerItem {
+    /// The player the item belongs to.
+    var player: AVPlayer? { read { $0.player } }
+    var session: ItemSession? { read { $0.session } }
+
+    /// Joins `player` (traps if it belongs to another, as Apple raises) and makes the engine session.
+    func attach(to player: AVPlayer, audioFormat: AudioFormat) -> ItemSession {
+        let (session, isNew): (ItemSession, Bool) = mutate { s in
+            if let owner = s.player, owner !== player {
+                apiViolation(
+                    "An AVPlayerItem cannot be associated with more than one instance of AVPlayer "
+                        + "(\(self) already belongs to \(owner)).")
+            }
+            s.player = player
+            if let existing = s.session { return (existing, false) }
+            s.attachDate = Date()
+            let asset = self.asset
+            let session = ItemSession(audioFormat: audioFormat) { [weak self] in
+                try Self.descriptor(for: asset, item: self)
+            }
+            s.session = session
+            return (session, true)
+        }
+        if isNew, let end = read({ $0.forwardPlaybackEndTime }) as CMTime?, end.isNumeric {
+            player.existingEngine?.setForwardPlaybackEndTime(end, for: session)
+        }
+        if isNew, let end = read({ $0.reversePlaybackEndTime }) as CMTime?, end.isNumeric {
+            player.existingEngine?.setReversePlaybackEndTime(end, for: session)
+        }
+        outputsAttached(session: session, engine: player.existingEngine)
+        installVideoCompositor(on: session)
+        return session
+    }
+
+    /// Leaves its player: the session stops; the item may join a player again (and reloads).
+    func detach() {
+        let session: ItemSession? = mutate { s in
+            let old = s.session
+            s.session = nil
+            s.player = nil
+            return old
+        }
+        outputsDetached()
+        session?.stop()
+    }
+
+    /// Loads the asset (blocking, on the engine's preparation thread) and says what the app chose of its streams
+    /// (tracks disabled, the audible selection); the engine chooses the streams from that once its source is open.
+    static func descriptor(for asset: AVAsset, item: AVPlayerItem?) throws -> ItemDescriptor {
+        let description: AssetDescription
+        switch asset.loader.wait() {
+        case .success(let d): description = d
+        case .failure(let e): throw e
+        }
+        if let error = description.playabilityError { throw error }
+        let disabledTracks =
+            item?.read { s in Set(s.tracks.filter { !$0.isEnabled }.compactMap { $0.assetTrack?.trackID }) } ?? []
+        var preferences = StreamPreferences()
+        preferences.disabledStreams = Set(
+            description.tracks.filter { disabledTracks.contains($0.trackID) }.map(\.streamIndex))
+        if let item, let selection = item.read({ $0.selection }),
+            let group = asset.mediaSelectionGroup(forMediaCharacteristic: .audible),
+            let option = selection.selectedMediaOption(in: group)
+        {
+            preferences.audioStream = option.streamIndex
+        }
+        let url = description.url
+        var descriptor = ItemDescriptor(
+            location: url.isFileURL ? url.path : url.absoluteString, streamPreferences: preferences,
+            timeOrigin: description.timeOrigin, duration: description.duration)
+        descriptor.durationIsExact = description.providesPreciseDurationAndTiming
+        if let forward = item?.read({ $0.preferredForwardBufferDuration }), forward > 0 {
+            descriptor.forwardBufferDuration = forward
+        }
+        return descriptor
+    }
+
+    /// The engine prepared the item: publish what it is.
+    func becameReady() {
+        guard case .success(let d) = asset.loader.wait() else { return }
+        let assetTracks = asset.tracks
+        let session = read { $0.session }
+        let playedIndices = Set([session?.descriptor.videoStream, session?.descriptor.audioStream].compactMap { $0 })
+        let items = assetTracks.map { track in
+            AVPlayerItemTrack(
+                assetTrack: track,
+                enabled: playedIndices.contains(track.streamIndex)
+                    || (track.mediaType != .audio && track.mediaType != .video),
+                item: self)
+        }
+        var size = CGSize.zero
+        if let video = d.tracks.first(where: { $0.streamIndex == session?.descriptor.videoStream }) {
+            let shown = CGRect(origin: .zero, size: video.naturalSize).applying(video.preferredTransform)
+            size = CGSize(width: abs(shown.width), height: abs(shown.height))
+        }
+        // What the source can seek, in item time; a file's whole duration.
+        let seekable =
+            (session?.seekableRange).map { range in
+                [
+                    NSValue(
+                        timeRange: CMTimeRange(
+                            start: max(range.start, .zero), end: d.duration.isNumeric ? d.duration : range.end))
+                ]
+            } ?? []
+        let hasVideo = session?.hasVideo ?? false
+        let now = Date()
+        set(
+            [
+                \.status, \.duration, \.presentationSize, \.tracks, \.seekableTimeRanges, \.canPlayFastForward,
+                \.canPlaySlowForward, \.canPlayReverse, \.canPlaySlowReverse, \.canPlayFastReverse,
+                \.canStepForward, \.canStepBackward,
+            ]
+        ) { s in
+            s.duration = d.duration
+            s.presentationSize = size
+            s.tracks = items
+            s.seekableTimeRanges = seekable
+            s.canPlayFastForward = hasVideo
+            s.canPlaySlowForward = true
+            // Reverse play decodes backwards from a second input (video a GOP stretch at a time, audio in half-second
+            // stretches): media that can be seeked.
+            let reverse = (hasVideo || session?.hasAudio == true) && !seekable.isEmpty
+            s.canPlayReverse = reverse
+            s.canPlaySlowReverse = reverse
+            s.canPlayFastReverse = reverse
+            s.canStepForward = hasVideo
+            s.canStepBackward = hasVideo && !seekable.isEmpty
+            s.readyDate = now
+            s.status = .readyToPlay
+        }
+        applyMediaSelectionCriteria()
+        applyAudioMix()
+        let (start, early) = read { ($0.startTime, $0.seekWhenReady) }
+        if let early {
+            mutate { $0.seekWhenReady = nil }
+            seek(to: early.time, toleranceBefore: early.before, toleranceAfter: early.after)
+        } else if start > .zero, let (session, engine) = sessionAndEngine() {
+            engine.seek(session, to: start, exact: true, completion: nil)
+        }
+    }
+
+    /// The item failed (preparing or playing).
+    func failed(_ error: any Error) {
+        let avError = Self.avError(error, url: (asset as? AVURLAsset)?.url ?? asset.loader.url)
+        let alreadyFailed = read { $0.status == .failed }
+        if alreadyFailed { return }
+        appendErrorLog(avError)
+        set([\.status, \.error]) { s in
+            s.error = avError
+            s.status = .failed
+        }
+    }
+
+    static func avError(_ error: any Error, url: URL) -> AVError {
+        if let e = error as? AVError { return e }
+        if let e = error as? MediaEndedEarly {
+            return .media(
+                .failedToLoadMediaData,
+                String(
+                    format: "“%@” ends early: its data stops at %.2f s of %.2f s.", AVError.displayName(url),
+                    e.endedAt.seconds, e.duration.seconds),
+                reason: "The file is truncated or was not fully downloaded.", url: url)
+        }
+        if let e = error as? FFmpegError {
+            if e == .exit || e.code == FFmpegError.exit.code {
+                return .media(
+                    .operationInterrupted, "Reading “\(AVError.displayName(url))” was interrupted.", url: url, ffmpeg: e
+                )
+            }
+            if e == .invalidData || e.posixErrno == EIO {
+                return .media(
+                    .failedToLoadMediaData, "“\(AVError.displayName(url))” could not be read to its end: \(e.message).",
+                    url: url, ffmpeg: e)
+            }
+            return AVError.openFailure(url, e)
+        }
+        return .media(.unknown, "“\(AVError.displayName(url))” can’t be played: \(error).", url: url)
+    }
+
+    func bufferChanged(_ b: BufferState) {
+        let ranges = b.loaded.map { [NSValue(timeRange: $0)] } ?? []
+        set([\.loadedTimeRanges, \.isPlaybackBufferEmpty, \.isPlaybackBufferFull, \.isPlaybackLikelyToKeepUp]) { s in
+            s.loadedTimeRanges = ranges
+            s.isPlaybackBufferEmpty = b.isEmpty
+            s.isPlaybackBufferFull = b.isFull
+            s.isPlaybackLikelyToKeepUp = b.isLikelyToKeepUp
+        }
+    }
+
+    func appendErrorLog(_ error: AVError) {
+        let ns = error as NSError
+        let event = AVPlayerItemErrorLogEvent(
+            date: Date(), uri: (asset as? AVURLAsset)?.url.absoluteString, serverAddress: nil, playbackSessionID: nil,
+            errorStatusCode: ns.code, errorDomain: ns.domain, errorComment: ns.localizedDescription)
+        mutate { $0.errorLog.append(event) }
+        NotificationCenter.default.post(name: AVPlayerItem.newErrorLogEntryNotification, object: self)
+    }
+}

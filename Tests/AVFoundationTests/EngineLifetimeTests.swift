@@ -1,0 +1,69 @@
+import Foundation
+import PlaybackEngine
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// A player nobody holds any more frees its engine, and the engine joins every thread it started (the engine
+/// thread, preparation, demux and decode threads) before it is gone.
+final class EngineLifetimeTests: XCTestCase {
+    /// Plays `fixture` to its end on a virtual clock; returns the engine, weakly.
+    private func playToEnd(_ fixture: Fixture) throws -> (engine: PlayerEngine?, threadsWhilePlaying: [String]) {
+        let player = AVPlayer()
+        player.sourceClock = VirtualClock(mode: .untimed)
+        player.audioSinkOverride = { NullAudioSink() }
+        let item = AVPlayerItem(url: try Fixtures.url(fixture))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        player.replaceCurrentItem(with: item)
+        player.play()
+        waitUntil("ready") { item.status == .readyToPlay }
+        let playing = ThreadCensus.names(withPrefix: "oavf.")
+        waitUntil("end") { ends.count == 1 }
+        return (player.existingEngine, playing)
+    }
+
+    func test_releasedPlayer_freesItsEngine_andJoinsEveryThread() throws {
+        // A first run starts whatever the process keeps (Dispatch's workers, the main queue's machinery).
+        _ = try playToEnd(.h264AAC)
+        waitUntil("the warm-up engine's threads ended") { ThreadCensus.names(withPrefix: "oavf.").isEmpty }
+        let before = ThreadCensus.count
+
+        weak var engine: PlayerEngine?
+        var seenWhilePlaying: [String] = []
+        do {
+            let run = try playToEnd(.h264AAC)
+            engine = run.engine
+            seenWhilePlaying = run.threadsWhilePlaying
+        }
+        XCTAssertTrue(seenWhilePlaying.contains("oavf.playback"), "the engine thread ran: \(seenWhilePlaying)")
+        XCTAssertTrue(seenWhilePlaying.contains("oavf.demux"), "a demux thread ran: \(seenWhilePlaying)")
+        waitUntil("the engine is freed") { engine == nil }
+        XCTAssertNil(engine)
+        XCTAssertEqual(ThreadCensus.names(withPrefix: "oavf."), [], "every engine thread joined")
+        waitUntil("the thread count is back") { ThreadCensus.count <= before }
+        XCTAssertLessThanOrEqual(ThreadCensus.count, before, "threads: \(ThreadCensus.names())")
+    }
+
+    func test_shutdown_joinsTheEngineThread_andCompletesPendingSeeksFalse() throws {
+        let engine = PlayerEngine(
+            configuration: EngineConfiguration(virtualClock: VirtualClock(mode: .manual)) {
+                NullAudioSink()
+            })
+        let session = ItemSession(
+            descriptor: ItemDescriptor(
+                location: try Fixtures.url(.h264AAC).path, streamPreferences: StreamPreferences(),
+                duration: .indefinite),
+            audioFormat: engine.audioFormat)
+        engine.setQueue([session])
+        let results = LockedBox<[Bool]>([])
+        // The item is not ready yet: the seek waits for it, then the engine shuts down under it.
+        engine.seek(session, to: CMTime(value: 1, timescale: 1), exact: true) { ok in
+            results.withLock { $0.append(ok) }
+        }
+        waitUntil("the engine thread runs") { ThreadCensus.names(withPrefix: "oavf.").contains("oavf.playback") }
+        engine.shutdown()
+        XCTAssertEqual(results.withLock { $0 }, [false], "the seek completed once, with false")
+        XCTAssertEqual(ThreadCensus.names(withPrefix: "oavf."), [], "shutdown joined every thread")
+    }
+}
