@@ -1,0 +1,68 @@
+import CoreMedia
+import Foundation
+import PlaybackEngine
+import TestSupport
+import XCTest
+
+/// Reads come from the engine's published snapshot, with commands posted but not applied yet laid over it: a
+/// pause freezes the playhead the caller reads at once, and the engine then freezes playback exactly there.
+final class EngineSnapshotTests: XCTestCase {
+    /// An engine on the host clock without an audio device, playing `fixture`'s video.
+    private func makeEngine(_ fixture: Fixture) throws -> (PlayerEngine, ItemSession) {
+        let engine = PlayerEngine(configuration: EngineConfiguration(virtualClock: nil) { nil })
+        let session = ItemSession(
+            descriptor: ItemDescriptor(
+                location: try Fixtures.url(fixture).path, streamPreferences: StreamPreferences(),
+                duration: CMTime(value: 3, timescale: 1)),
+            audioFormat: engine.audioFormat)
+        return (engine, session)
+    }
+
+    /// Polls `condition` every millisecond for up to `timeout` seconds.
+    private func wait(_ what: String, timeout: Double = 10, _ condition: () -> Bool) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline {
+                XCTFail("timed out waiting for \(what)")
+                return
+            }
+            usleep(1000)
+        }
+    }
+
+    func test_pause_freezesWhatTheCallerReads_atOnce_andTheEngineAgrees() throws {
+        let (engine, session) = try makeEngine(.videoOnly)
+        defer { engine.shutdown() }
+        engine.setQueue([session])
+        engine.setRate(1)
+        wait("playing") { engine.currentTime(of: session).seconds > 0.2 }
+        engine.setRate(0)
+        let frozen = engine.currentTime(of: session)
+        XCTAssertEqual(engine.currentRate, 0, "the rate reads back at once")
+        XCTAssertGreaterThan(frozen.seconds, 0.2)
+        // Whenever the engine gets to the pause, it freezes where the caller saw it.
+        wait("the engine applied the pause") { engine.snapshot.rate == 0 && !engine.snapshot.clock.isRunning }
+        XCTAssertEqual(engine.currentTime(of: session), frozen)
+        usleep(50_000)
+        XCTAssertEqual(engine.currentTime(of: session), frozen, "still frozen")
+
+        // Playing again starts from exactly there.
+        engine.setRate(1)
+        XCTAssertEqual(engine.currentRate, 1)
+        XCTAssertGreaterThanOrEqual(engine.currentTime(of: session), frozen)
+        wait("playing again") { engine.currentTime(of: session) > frozen }
+    }
+
+    func test_rateChange_whilePlaying_continuesFromThePlayheadOfTheCall() throws {
+        let (engine, session) = try makeEngine(.videoOnly)
+        defer { engine.shutdown() }
+        engine.setQueue([session])
+        engine.setRate(1)
+        wait("playing") { engine.currentTime(of: session).seconds > 0.1 }
+        engine.setRate(2)
+        let atChange = engine.currentTime(of: session)
+        wait("running at 2x") { engine.snapshot.clock.rate == 2 }
+        // The clock was re-anchored where the caller saw the playhead, at the host time of the call.
+        XCTAssertEqual(engine.snapshot.clock.item, atChange)
+    }
+}
