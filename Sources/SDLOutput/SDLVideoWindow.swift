@@ -1,7 +1,6 @@
 import CSDL2
 import CoreMedia
 import CoreVideo
-import FFmpegBridge
 import Foundation
 import PlaybackEngine
 
@@ -21,47 +20,15 @@ import PlaybackEngine
 /// the window then silently drops pictures. Pictures in `'y420'` / `'f420'` (planar 4:2:0, uploaded to an IYUV
 /// streaming texture), `'420v'` / `'420f'` (NV12) and `'BGRA'` are drawn as they are; grey (`'L008'`), `'RGBA'`
 /// and `'ARGB'` are converted to BGRA with libswscale on the window thread; other formats are not drawn.
-package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
-    /// How the picture fills the window (AVFoundation's video gravity).
-    package enum Gravity: Sendable {
-        /// Whole picture, aspect kept, letterboxed.
-        case resizeAspect
-        /// Window filled, aspect kept, picture cropped.
-        case resizeAspectFill
-        /// Window filled, picture stretched.
-        case resize
-    }
-
-    /// Something the user did to the window, for ``setEventHandler(_:)``.
-    package enum Event: Sendable, Equatable {
-        /// A key went down (or repeated) while the window had the keyboard focus.
-        case key(Key)
-        /// The window's close button, or SDL's quit request (the last window closed, the session ending).
-        case closeRequested
-    }
-
+package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
+    /// How the picture fills the window (the engine's ``VideoGravity``).
+    package typealias Gravity = VideoGravity
+    /// Something the user did to the window, for ``setEventHandler(_:)`` (the engine's ``WindowEvent``).
+    package typealias Event = WindowEvent
     /// A key: text as typed (from SDL's text input, layout and Shift applied), other keys by name.
-    package enum Key: Sendable, Equatable {
-        case character(Character)
-        case left
-        case right
-        case up
-        case down
-        case escape
-        case enter
-    }
-
+    package typealias Key = WindowEvent.Key
     /// What the window drew last, read back from the renderer (for tests).
-    package struct Snapshot: Sendable {
-        /// The renderer's output, 4 bytes a pixel in B, G, R, A order, `width * 4` bytes a row.
-        package var pixels: [UInt8]
-        package var width: Int
-        package var height: Int
-        /// Where the picture was drawn, in output pixels (may reach outside the output with `.resizeAspectFill`).
-        package var videoRect: (x: Int, y: Int, width: Int, height: Int)
-        /// The item time of the picture drawn.
-        package var itemTime: CMTime
-    }
+    package typealias Snapshot = VideoWindowSnapshot
 
     /// Whether a display is configured for SDL: `DISPLAY` or `WAYLAND_DISPLAY` set, or `SDL_VIDEODRIVER` chosen
     /// explicitly. Without one no window is attempted (SDL would otherwise probe a console driver such as KMSDRM).
@@ -98,7 +65,7 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
     private var texture: OpaquePointer?
     private var textureFormat: (format: UInt32, width: Int, height: Int)?
     /// Converts pictures SDL cannot take (grey, RGBA, ARGB) to BGRA; made on first need.
-    private var scaler: Scaler?
+    private var scaler: PixelConverter?
     private var shown: (buffer: CVPixelBuffer, time: CMTime)?
     private var needsDraw = false
     /// The window could not be made (nothing more is tried until it is closed and opened again).
@@ -319,7 +286,7 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
         guard let renderer else { return }
         var buffer = picture
         if !Self.drawnFormats.contains(CVPixelBufferGetPixelFormatType(buffer)) {
-            guard Scaler.supportedInputPixelFormatTypes.contains(CVPixelBufferGetPixelFormatType(buffer)),
+            guard PixelConverter.supportedInputPixelFormatTypes.contains(CVPixelBufferGetPixelFormatType(buffer)),
                 let converted = convertToBGRA(buffer)
             else { return }
             buffer = converted
@@ -370,8 +337,8 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
     ]
 
     private func convertToBGRA(_ buffer: CVPixelBuffer) -> CVPixelBuffer? {
-        if scaler == nil { scaler = try? Scaler(outputPixelFormatType: kCVPixelFormatType_32BGRA) }
-        return try? scaler?.convert(pixelBuffer: buffer)
+        if scaler == nil { scaler = try? PixelConverter(outputPixelFormatType: kCVPixelFormatType_32BGRA) }
+        return try? scaler?.convert(buffer)
     }
 
     /// Clears to black, draws the texture per gravity and rotation, answers a pending read-back, presents.
@@ -389,8 +356,8 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
                 windowDisplaySize
                 ?? (quarterTurn
                     ? (Double(format.height), Double(format.width)) : (Double(format.width), Double(format.height)))
-            let shownRect = Self.videoRect(
-                picture: pictureSize, output: (Double(outputWidth), Double(outputHeight)), gravity: windowGravity)
+            let shownRect = windowGravity.videoRect(
+                picture: pictureSize, output: (Double(outputWidth), Double(outputHeight)))
             rect = SDL_Rect(
                 x: Int32(shownRect.x.rounded()), y: Int32(shownRect.y.rounded()),
                 w: Int32(shownRect.width.rounded()), h: Int32(shownRect.height.rounded()))
@@ -430,19 +397,6 @@ package final class SDLVideoWindow: VideoFrameSink, @unchecked Sendable {
         if let window { SDL_DestroyWindow(window) }
         (texture, renderer, window, textureFormat, shown, scaler) = (nil, nil, nil, nil, nil, nil)
         (failed, hidden, needsDraw) = (false, false, false)
-    }
-
-    /// Where a picture of display size `picture` is drawn in `output` for `gravity` (AVFoundation's videoRect).
-    package static func videoRect(
-        picture: (width: Double, height: Double), output: (width: Double, height: Double), gravity: Gravity
-    ) -> (x: Double, y: Double, width: Double, height: Double) {
-        guard picture.width > 0, picture.height > 0, output.width > 0, output.height > 0 else { return (0, 0, 0, 0) }
-        if gravity == .resize { return (0, 0, output.width, output.height) }
-        let fit = min(output.width / picture.width, output.height / picture.height)
-        let fill = max(output.width / picture.width, output.height / picture.height)
-        let scale = gravity == .resizeAspect ? fit : fill
-        let (w, h) = (picture.width * scale, picture.height * scale)
-        return ((output.width - w) / 2, (output.height - h) / 2, w, h)
     }
 }
 

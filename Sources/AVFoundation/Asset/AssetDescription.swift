@@ -1,6 +1,6 @@
 import CoreMedia
-import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
 /// Everything an asset knows once loaded: an immutable snapshot built from one probe of the
 /// input, shared by `AVAsset`, its tracks and metadata items. Built off the caller's thread.
@@ -52,45 +52,37 @@ struct AssetDescription: Sendable {
 
     var isPlayable: Bool { playabilityError == nil }
 
-    /// Probes `url` with libavformat. Blocking: call it off the caller's thread.
-    static func load(url: URL, options: [String: Any], interrupt: InterruptFlag) throws(AVError) -> AssetDescription {
+    /// Probes `url` through the engine (``MediaProbe``), with the network options `options` (the asset's
+    /// options dictionary) and cancelled by `cancellation`. Blocking: call it off the caller's thread.
+    static func load(url: URL, options: [String: Any], cancellation: Cancellation) throws(AVError) -> AssetDescription {
         if let problem = AVError.localFileProblem(url) { throw problem }
-        let location = url.isFileURL ? url.path : url.absoluteString
-        var ffOptions: [String: String] = [:]
-        if !url.isFileURL {
-            // A dead server must not hang the load: fail a read that stalls this long (microseconds).
-            ffOptions["rw_timeout"] = "15000000"
-            ffOptions["reconnect"] = "1"
-            if let agent = options[AVURLAssetHTTPUserAgentKey] as? String { ffOptions["user_agent"] = agent }
-            if let headers = options["AVURLAssetHTTPHeaderFieldsKey"] as? [String: String], !headers.isEmpty {
-                ffOptions["headers"] = headers.map { "\($0.key): \($0.value)\r\n" }.sorted().joined()
-            }
-        }
-        let info: MediaInfo
+        let media: MediaDescription
         do {
-            let context = try FormatContext(url: location, options: ffOptions, interrupt: interrupt)
-            info = context.info
+            media = try MediaProbe.describe(
+                url: url, options: SourceOptions(assetOptions: options), cancellation: cancellation)
+        } catch let failure as any MediaFailure {
+            throw AVError.openFailure(url, failure)
         } catch {
-            throw AVError.openFailure(url, error)
+            throw AVError.media(.unknown, "“\(AVError.displayName(url))” can’t be opened: \(error).", url: url)
         }
-        return AssetDescription(url: url, info: info)
+        return AssetDescription(url: url, media: media)
     }
 
-    init(url: URL, info: MediaInfo) {
+    init(url: URL, media: MediaDescription) {
         self.url = url
-        formatName = info.formatName
-        formatLongName = info.formatLongName
-        containerMetadata = info.metadata
-        byteSize = info.byteSize
-        bitRate = info.bitRate
-        let containerDuration = info.durationMicroseconds.map { CMTime(microseconds: $0) }
-        let originMicroseconds = max(0, info.startTimeMicroseconds ?? 0)
-        timeOrigin = CMTime(microseconds: originMicroseconds)
+        formatName = media.formatName
+        formatLongName = media.formatLongName
+        containerMetadata = media.metadata
+        byteSize = media.byteSize
+        bitRate = media.bitRate
+        let containerDuration = media.duration
+        let originMicroseconds = max(0, media.startTimeMicroseconds ?? 0)
+        timeOrigin = CMTime(value: originMicroseconds, timescale: 1_000_000)
 
         var tracks: [Track] = []
         var usedIDs = Set<CMPersistentTrackID>()
-        let kindsWithDefault = Set(info.streams.filter { $0.disposition.contains(.default) }.map(\.kind))
-        for stream in info.streams {
+        let kindsWithDefault = Set(media.streams.filter { $0.dispositions.contains(.default) }.map(\.kind))
+        for stream in media.streams {
             guard let mediaType = Self.mediaType(stream) else { continue }
             var trackID = stream.containerID > 0 ? stream.containerID : CMPersistentTrackID(stream.index + 1)
             while usedIDs.contains(trackID) || trackID <= 0 { trackID += 1 }
@@ -98,7 +90,7 @@ struct AssetDescription: Sendable {
             tracks.append(
                 Self.track(
                     stream, trackID: trackID, mediaType: mediaType, containerDuration: containerDuration,
-                    originMicroseconds: originMicroseconds, info: info,
+                    originMicroseconds: originMicroseconds, media: media,
                     kindHasDefault: kindsWithDefault.contains(stream.kind)))
         }
         self.tracks = tracks
@@ -112,13 +104,13 @@ struct AssetDescription: Sendable {
         self.duration = duration
         // libavformat estimates durations from the bit rate for some inputs (MP3 without an index,
         // raw streams): that is Apple's "not precise".
-        providesPreciseDurationAndTiming = info.durationFromBitrate == false
-        playabilityError = Self.playability(tracks: tracks, info: info, url: url)
+        providesPreciseDurationAndTiming = !media.isDurationEstimated
+        playabilityError = Self.playability(tracks: tracks, formatLongName: media.formatLongName, url: url)
     }
 
-    private static func mediaType(_ s: StreamInfo) -> AVMediaType? {
+    private static func mediaType(_ s: StreamDescription) -> AVMediaType? {
         switch s.kind {
-        case .video: return s.disposition.contains(.attachedPicture) ? nil : .video
+        case .video: return s.dispositions.contains(.attachedPicture) ? nil : .video
         case .audio: return .audio
         case .subtitle: return .subtitle
         case .data: return .metadata
@@ -127,16 +119,16 @@ struct AssetDescription: Sendable {
     }
 
     private static func track(
-        _ s: StreamInfo, trackID: CMPersistentTrackID, mediaType: AVMediaType, containerDuration: CMTime?,
-        originMicroseconds: Int64, info: MediaInfo, kindHasDefault: Bool
+        _ s: StreamDescription, trackID: CMPersistentTrackID, mediaType: AVMediaType, containerDuration: CMTime?,
+        originMicroseconds: Int64, media: MediaDescription, kindHasDefault: Bool
     ) -> Track {
         let tb = s.timeBase
         // The origin in the stream's time base (exact for MPEG-TS, whose streams share 1/90000).
-        let origin = Rational.rescale(originMicroseconds, from: Rational(1, 1_000_000), to: tb)
-        let start = s.startTime.map { CMTime(ffmpeg: max(0, $0 - origin), timeBase: tb) } ?? .zero
+        let origin = s.timeBaseValue(microseconds: originMicroseconds)
+        let start = s.startTime.map { s.time(inTimeBase: max(0, $0 - origin)) } ?? .zero
         var duration = CMTime.invalid
         if let d = s.duration {
-            duration = CMTime(ffmpeg: d, timeBase: tb)
+            duration = s.time(inTimeBase: d)
         } else if let total = containerDuration {
             // The container knows only its own duration (Matroska): express it in the track's timescale.
             let end = total
@@ -163,7 +155,7 @@ struct AssetDescription: Sendable {
         var dataRate: Float = 0
         if let b = s.bitRate {
             dataRate = Float(b)
-        } else if info.streams.count == 1, let b = info.bitRate {
+        } else if media.streams.count == 1, let b = media.bitRate {
             dataRate = Float(b)
         }
         let language = LanguageCode.iso639_2T(s.language)
@@ -173,27 +165,27 @@ struct AssetDescription: Sendable {
         case .audio: characteristics = [.audible]
         case .subtitle:
             characteristics = [.legible]
-            if s.disposition.contains(.forced) { characteristics.append(.containsOnlyForcedSubtitles) }
-            if s.disposition.contains(.hearingImpaired) {
+            if s.dispositions.contains(.forced) { characteristics.append(.containsOnlyForcedSubtitles) }
+            if s.dispositions.contains(.hearingImpaired) {
                 characteristics += [.transcribesSpokenDialogForAccessibility, .describesMusicAndSoundForAccessibility]
             }
         default: break
         }
-        if s.disposition.contains(.descriptions) { characteristics.append(.describesVideoForAccessibility) }
+        if s.dispositions.contains(.descriptions) { characteristics.append(.describesVideoForAccessibility) }
         let playableKind = s.kind == .video || s.kind == .audio || s.kind == .subtitle
         return Track(
             streamIndex: s.index, trackID: trackID, mediaType: mediaType, codecName: s.codecName,
             codecLongName: s.codecLongName, profileName: s.profileName,
             formatDescription: CMFormatDescription(stream: s, mediaType: mediaType),
             isPlayable: playableKind && s.hasDecoder,
-            isEnabled: kindHasDefault ? s.disposition.contains(.default) : true,
+            isEnabled: kindHasDefault ? s.dispositions.contains(.default) : true,
             timeRange: timeRange, naturalTimeScale: tb.num == 1 ? tb.den : max(1, tb.den / max(1, tb.num)),
             naturalSize: naturalSize, preferredTransform: transform, nominalFrameRate: rate,
             minFrameDuration: minFrameDuration, estimatedDataRate: dataRate,
             requiresFrameReordering: s.hasReordering, languageCode: language,
             extendedLanguageTag: LanguageCode.bcp47(fromISO639: language), title: s.title,
             mediaCharacteristics: characteristics, sampleRate: s.sampleRate, channelCount: s.channelCount,
-            channelLayout: s.channelLayoutName, metadata: s.metadata, isDefault: s.disposition.contains(.default))
+            channelLayout: s.channelLayoutName, metadata: s.metadata, isDefault: s.dispositions.contains(.default))
     }
 
     /// Apple's `preferredTransform` for a display rotation: rotate clockwise by the stored angle in
@@ -218,13 +210,13 @@ struct AssetDescription: Sendable {
         return t
     }
 
-    private static func playability(tracks: [Track], info: MediaInfo, url: URL) -> AVError? {
+    private static func playability(tracks: [Track], formatLongName: String, url: URL) -> AVError? {
         let media = tracks.filter { $0.mediaType == .video || $0.mediaType == .audio }
         if media.isEmpty {
             return .media(
                 .fileFormatNotRecognized,
                 "“\(AVError.displayName(url))” contains no audio or video.",
-                reason: "The \(info.formatLongName) input has no audio or video track.", url: url)
+                reason: "The \(formatLongName) input has no audio or video track.", url: url)
         }
         if media.contains(where: \.isPlayable) { return nil }
         let names = media.map { "\($0.mediaType == .video ? "video" : "audio") codec “\(codecLabel($0))”" }
@@ -232,7 +224,7 @@ struct AssetDescription: Sendable {
             .decoderNotFound,
             "“\(AVError.displayName(url))” can’t be played: no decoder for the \(names.joined(separator: " or ")).",
             reason: "This FFmpeg build has no decoder for the media in the file.", url: url,
-            ffmpeg: .decoderNotFound)
+            ffmpeg: MediaProbe.decoderNotFound)
     }
 
     static func codecLabel(_ t: Track) -> String {

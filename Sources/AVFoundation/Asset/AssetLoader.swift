@@ -1,6 +1,6 @@
 import Dispatch
-import FFmpegBridge
 import Foundation
+import PlaybackEngine
 import Synchronization
 
 /// Loads an asset's description once, off the caller's thread, and hands it to every waiter.
@@ -11,7 +11,7 @@ import Synchronization
 final class AssetLoader: Sendable {
     enum Phase {
         case idle
-        case loading(InterruptFlag)
+        case loading(Cancellation)
         case loaded(AssetDescription)
         case failed(AVError)
         case cancelled
@@ -36,7 +36,7 @@ final class AssetLoader: Sendable {
 
     deinit {
         // Interrupts a probe in progress (the queued block holds only a weak reference).
-        if case .loading(let flag) = state.withLock({ $0.phase }) { flag.abort() }
+        if case .loading(let cancellation) = state.withLock({ $0.phase }) { cancellation.cancel() }
     }
 
     var phase: Phase { state.withLock { $0.phase } }
@@ -53,7 +53,7 @@ final class AssetLoader: Sendable {
         enum Action {
             case now(Result<AssetDescription, AVError>)
             case wait
-            case start(InterruptFlag)
+            case start(Cancellation)
         }
         let action: Action = state.withLock { s in
             switch s.phase {
@@ -63,33 +63,33 @@ final class AssetLoader: Sendable {
                 s.waiters.append(completion)
                 return .wait
             case .idle, .cancelled:
-                let flag = InterruptFlag()
-                s.phase = .loading(flag)
+                let cancellation = Cancellation()
+                s.phase = .loading(cancellation)
                 s.waiters.append(completion)
-                return .start(flag)
+                return .start(cancellation)
             }
         }
         switch action {
         case .now(let r): completion(r)
         case .wait: break
-        case .start(let flag):
+        case .start(let cancellation):
             let url = self.url
             let options = self.options
             Self.queue.async { [weak self] in
                 // An asset released before its turn (nobody can read its values) is not probed.
-                guard let self, !flag.isAborted else { return }
+                guard let self, !cancellation.isCancelled else { return }
                 let result = Result { () throws(AVError) -> AssetDescription in
-                    try AssetDescription.load(url: url, options: options, interrupt: flag)
+                    try AssetDescription.load(url: url, options: options, cancellation: cancellation)
                 }
-                self.finish(result, flag: flag)
+                self.finish(result, cancellation: cancellation)
             }
         }
     }
 
-    private func finish(_ result: Result<AssetDescription, AVError>, flag: InterruptFlag) {
+    private func finish(_ result: Result<AssetDescription, AVError>, cancellation: Cancellation) {
         let waiters: [@Sendable (Result<AssetDescription, AVError>) -> Void] = state.withLock { s in
             // A cancelled load already answered its waiters.
-            guard case .loading(let current) = s.phase, current === flag else { return [] }
+            guard case .loading(let current) = s.phase, current === cancellation else { return [] }
             switch result {
             case .success(let d): s.phase = .loaded(d)
             case .failure(let e): s.phase = .failed(e)
@@ -102,14 +102,14 @@ final class AssetLoader: Sendable {
 
     /// Cancels a load in progress: waiters get `AVError.operationCancelled` at once.
     func cancel() {
-        let (waiters, flag): ([@Sendable (Result<AssetDescription, AVError>) -> Void], InterruptFlag?) =
+        let (waiters, cancellation): ([@Sendable (Result<AssetDescription, AVError>) -> Void], Cancellation?) =
             state.withLock { s in
-                guard case .loading(let flag) = s.phase else { return ([], nil) }
+                guard case .loading(let cancellation) = s.phase else { return ([], nil) }
                 s.phase = .cancelled
                 defer { s.waiters = [] }
-                return (s.waiters, flag)
+                return (s.waiters, cancellation)
             }
-        flag?.abort()
+        cancellation?.cancel()
         let error = AVError.media(.operationCancelled, "Loading “\(AVError.displayName(url))” was cancelled.", url: url)
         for w in waiters { w(.failure(error)) }
     }

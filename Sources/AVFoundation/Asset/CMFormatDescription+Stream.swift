@@ -1,5 +1,5 @@
 import CoreMedia
-import FFmpegBridge
+import PlaybackEngine
 
 extension CMFormatDescription {
     /// FFmpeg codec names → Apple's codec four-character codes.
@@ -14,8 +14,8 @@ extension CMFormatDescription {
         "ass": FourCC.value("ass "), "ssa": FourCC.value("ssa "),
     ]
 
-    /// Describes a demuxed stream the way Apple's format descriptions do.
-    convenience init(stream s: StreamInfo, mediaType: AVMediaType) {
+    /// Describes a demuxed stream (the engine's description of it) the way Apple's format descriptions do.
+    convenience init(stream s: StreamDescription, mediaType: AVMediaType) {
         var subType: FourCharCode = 0
         if s.codecName.hasPrefix("pcm_") {
             subType = kAudioFormatLinearPCM

@@ -1,5 +1,5 @@
-import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
 /// The built-in compositor: draws the item's video track as the active ``AVVideoCompositionInstruction``'s layer
 /// instruction says — transform (with ramps), opacity over black, crop rectangle — into a 32-bit BGRA picture of
@@ -16,7 +16,7 @@ final class BuiltInVideoCompositor {
     /// Output buffers for the current size.
     private var pool: CVPixelBufferPool?
     /// Converts source pictures that are not BGRA; made on first need.
-    private var toBGRA: Scaler?
+    private var toBGRA: PixelConverter?
 
     /// The picture of `source` (track `trackID`) at item time `time` composed per `composition`.
     ///
@@ -101,9 +101,9 @@ final class BuiltInVideoCompositor {
     }
 
     private func convertToBGRA(_ source: CVPixelBuffer) throws -> CVPixelBuffer {
-        let scaler = try toBGRA ?? Scaler(outputPixelFormatType: kCVPixelFormatType_32BGRA, threads: 1)
-        toBGRA = scaler
-        return try scaler.convert(pixelBuffer: source)
+        let converter = try toBGRA ?? PixelConverter(outputPixelFormatType: kCVPixelFormatType_32BGRA, threads: 1)
+        toBGRA = converter
+        return try converter.convert(source)
     }
 
     private func makeBuffer(width: Int, height: Int) throws -> CVPixelBuffer {

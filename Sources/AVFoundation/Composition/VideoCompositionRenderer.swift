@@ -1,4 +1,3 @@
-import FFmpegBridge
 import Foundation
 import PlaybackEngine
 
@@ -31,7 +30,7 @@ final class VideoCompositionRenderer: @unchecked Sendable {
     private let sourceFormat: OSType?
     /// Guarded by `lock`.
     private let builtIn = BuiltInVideoCompositor()
-    private var sourceConverter: Scaler?
+    private var sourceConverter: PixelConverter?
     /// The instruction requests carry when none covers their time (custom compositors only).
     private let fallbackInstruction: AVVideoCompositionInstruction = {
         let instruction = AVMutableVideoCompositionInstruction()
@@ -106,9 +105,9 @@ final class VideoCompositionRenderer: @unchecked Sendable {
     private func convertSource(_ source: CVPixelBuffer) -> CVPixelBuffer? {
         guard let sourceFormat, source.pixelFormatType != sourceFormat else { return source }
         do {
-            let scaler = try sourceConverter ?? Scaler(outputPixelFormatType: sourceFormat, threads: 1)
-            sourceConverter = scaler
-            return try scaler.convert(pixelBuffer: source)
+            let converter = try sourceConverter ?? PixelConverter(outputPixelFormatType: sourceFormat, threads: 1)
+            sourceConverter = converter
+            return try converter.convert(source)
         } catch {
             return nil
         }

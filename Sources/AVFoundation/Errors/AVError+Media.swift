@@ -1,12 +1,13 @@
-import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
-/// How FFmpeg failures and file-system facts become `AVError`s (README "Errors" table).
+/// How the engine's media failures and file-system facts become `AVError`s (README "Errors" table).
 extension AVError {
-    /// Builds an error with a sentence for people and the FFmpeg/POSIX cause underneath.
+    /// Builds an error with a sentence for people and the cause underneath: the engine's media failure (an FFmpeg
+    /// error, in ``ffmpegErrorDomain``) or a POSIX error.
     static func media(
         _ code: Code, _ description: String, reason: String? = nil, url: URL? = nil,
-        ffmpeg: FFmpegError? = nil, posix: Int32? = nil
+        ffmpeg: (any MediaFailure)? = nil, posix: Int32? = nil
     ) -> AVError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: description]
         if let reason { info[NSLocalizedFailureReasonErrorKey] = reason }
@@ -66,9 +67,9 @@ extension AVError {
     }
 
     /// Maps a failure to open or probe `url`.
-    static func openFailure(_ url: URL, _ error: FFmpegError) -> AVError {
+    static func openFailure(_ url: URL, _ error: any MediaFailure) -> AVError {
         let name = displayName(url)
-        if error == .exit {
+        if error.kind == .cancelled {
             return .media(.operationCancelled, "Loading “\(name)” was cancelled or timed out.", url: url, ffmpeg: error)
         }
         switch error.posixErrno {
@@ -85,7 +86,7 @@ extension AVError {
         default:
             break
         }
-        switch error {
+        switch error.kind {
         case .httpNotFound:
             return .media(.contentIsUnavailable, "The server has no “\(name)” (HTTP 404).", url: url, ffmpeg: error)
         case .httpForbidden, .httpUnauthorized:
@@ -107,7 +108,7 @@ extension AVError {
             break
         }
         if url.isFileURL {
-            if let format = FormatProbe.recognizedFormat(path: url.path) {
+            if let format = MediaProbe.recognizedFormat(path: url.path) {
                 return .media(
                     .fileFailedToParse, "The file “\(name)” is damaged or incomplete.",
                     reason: "It looks like \(format) media, but its structure could not be read.", url: url,
@@ -117,7 +118,7 @@ extension AVError {
                 .fileFormatNotRecognized, "The file “\(name)” is not a media file this player recognizes.",
                 url: url, ffmpeg: error)
         }
-        if error == .invalidData {
+        if error.kind == .invalidData {
             return .media(
                 .fileFormatNotRecognized, "“\(name)” is not media this player recognizes or it is damaged.", url: url,
                 ffmpeg: error)

@@ -1,7 +1,5 @@
-import FFmpegBridge
 import Foundation
 import PlaybackEngine
-import SDLOutput
 
 /// Shows a player's video (Apple's `AVPlayerLayer`).
 ///
@@ -40,8 +38,8 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
     let observationHub = ObservationHub<AVPlayerLayer>()
     /// Receives the engine's pictures (held by the engine; refers back weakly).
     let sink = PlayerLayerSink()
-    /// The layer's window; opened with the first picture when a display is configured.
-    let window = SDLVideoWindow(title: "")
+    /// The layer's window (from ``PlatformOutputs``); opened with the first picture when a display is configured.
+    let window = PlatformOutputs.makeWindow(title: "")
     /// Runs first-picture bookkeeping off the engine thread, in order.
     private let events = DispatchQueue(label: "OpenAVFoundation.AVPlayerLayer")
 
@@ -211,14 +209,13 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         // Read through the public getters: an observer of `videoRect` also hears of item and size changes.
         let size = player?.currentItem?.presentationSize ?? .zero
         let bounds = CGRect(origin: .zero, size: frame.size)
-        let rect = SDLVideoWindow.videoRect(
-            picture: (Double(size.width), Double(size.height)),
-            output: (Double(bounds.width), Double(bounds.height)), gravity: Self.windowGravity(gravity))
+        let rect = Self.windowGravity(gravity).videoRect(
+            picture: (Double(size.width), Double(size.height)), output: (Double(bounds.width), Double(bounds.height)))
         guard rect.width > 0, rect.height > 0 else { return .zero }
         return CGRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
     }
 
-    static func windowGravity(_ gravity: AVLayerVideoGravity) -> SDLVideoWindow.Gravity {
+    static func windowGravity(_ gravity: AVLayerVideoGravity) -> VideoGravity {
         switch gravity {
         case .resizeAspectFill: return .resizeAspectFill
         case .resize: return .resize
@@ -319,7 +316,7 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         guard let format = AVPlayerItemVideoOutput.chooseFormat(requested),
             format != CVPixelBufferGetPixelFormatType(buffer)
         else { return buffer }
-        return try? Scaler(outputPixelFormatType: format).convert(pixelBuffer: buffer)
+        return try? PixelConverter(outputPixelFormatType: format).convert(buffer)
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import SDLOutput
+import PlaybackEngine
 
 /// Something the user did to an ``AVPlayerLayer``'s window: a key pressed while it had the keyboard focus, or a
 /// request to close it.
@@ -34,7 +34,7 @@ public enum AVPlayerLayerWindowEvent: Sendable, Equatable {
     }
 
     /// The public event for the window's `event`.
-    init(_ event: SDLVideoWindow.Event) {
+    init(_ event: WindowEvent) {
         switch event {
         case .closeRequested: self = .closeRequested
         case .key(let key):

@@ -1,4 +1,3 @@
-import FFmpegBridge
 import Foundation
 import PlaybackEngine
 
@@ -39,12 +38,12 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     let requestedHeight: Int?
     /// Receives pictures from the engine.
     private let store = VideoOutputStore()
-    /// Serialises conversions (a `Scaler` is single-threaded).
+    /// Serialises conversions (a converter is single-threaded).
     private let converterLock = NSLock()
     /// Guarded by `converterLock`; made on the first conversion (format only), or for the current input size
     /// (scaling).
-    private var scaler: Scaler?
-    private var resizer: PixelBufferScaler?
+    private var scaler: PixelConverter?
+    private var resizer: ScalingPixelConverter?
 
     /// Guarded by `outputLock`.
     private weak var pullDelegate: (any AVPlayerItemOutputPullDelegate)?
@@ -116,15 +115,15 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
         defer { converterLock.unlock() }
         do {
             if width == CVPixelBufferGetWidth(buffer) && height == CVPixelBufferGetHeight(buffer) {
-                if scaler == nil { scaler = try Scaler(outputPixelFormatType: format) }
-                return try scaler?.convert(pixelBuffer: buffer)
+                if scaler == nil { scaler = try PixelConverter(outputPixelFormatType: format) }
+                return try scaler?.convert(buffer)
             }
             if let r = resizer, r.outputPixelFormatType == format, r.width == width, r.height == height {
-                return try r.convert(pixelBuffer: buffer)
+                return try r.convert(buffer)
             }
-            let r = try PixelBufferScaler(outputPixelFormatType: format, width: width, height: height)
+            let r = try ScalingPixelConverter(outputPixelFormatType: format, width: width, height: height)
             resizer = r
-            return try r.convert(pixelBuffer: buffer)
+            return try r.convert(buffer)
         } catch {
             return nil
         }
@@ -195,7 +194,7 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     static func chooseFormat(_ value: Any?) -> OSType? {
         guard let value else { return nil }
         let listed: [Any] = (value as? [Any]) ?? [value]
-        return listed.lazy.compactMap(osType).first { Scaler.supportedOutputPixelFormatTypes.contains($0) }
+        return listed.lazy.compactMap(osType).first { PixelConverter.supportedOutputPixelFormatTypes.contains($0) }
     }
 
     /// A positive dimension of any integer type (or `NSNumber`); nil otherwise.

@@ -1,5 +1,5 @@
-import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
 /// Writes `pixelBuffer` to `url` as an 8-bit RGB PNG file, encoded by FFmpeg's `png` encoder.
 ///
@@ -13,15 +13,12 @@ import Foundation
 public func OAVFWritePNG(_ pixelBuffer: CVPixelBuffer, to url: URL) throws {
     let bytes: [UInt8]
     do {
-        var buffer = pixelBuffer
-        if !ImageWriter.canEncode(pixelFormatType: CVPixelBufferGetPixelFormatType(buffer)) {
-            buffer = try Scaler(outputPixelFormatType: kCVPixelFormatType_32BGRA).convert(pixelBuffer: buffer)
-        }
-        bytes = try ImageWriter.pngData(from: buffer)
+        bytes = try StillImageEncoder.pngData(from: pixelBuffer)
     } catch {
+        let failure = error as? any MediaFailure
         throw AVError.media(
             .encodeFailed, "The picture can’t be written as PNG to “\(url.lastPathComponent)”.",
-            reason: error.message, url: url, ffmpeg: error)
+            reason: failure?.message ?? "\(error)", url: url, ffmpeg: failure)
     }
     if url.isFileURL && url.path == "/dev/null" { return }
     try Data(bytes).write(to: url, options: .atomic)

@@ -1,0 +1,43 @@
+import Foundation
+
+/// How to open a network input: what the public layer takes from an asset's options, and the engine turns into
+/// libavformat protocol options (``libavformatOptions(isLocal:)``) for probing and for playback alike.
+///
+/// A value type: any thread.
+package struct SourceOptions: Sendable, Hashable {
+    /// Microseconds a network read may stall before it fails: a dead server must not hang a load or playback.
+    package static let defaultReadTimeoutMicroseconds: Int64 = 15_000_000
+
+    /// The HTTP `User-Agent` to send; nil: libavformat's own.
+    package var userAgent: String?
+    /// Extra HTTP header fields to send with every request (name → value).
+    package var headers: [String: String]
+    /// Microseconds a network read may stall before it fails (`rw_timeout`).
+    package var readTimeoutMicroseconds: Int64
+    /// Whether a dropped HTTP connection is reopened at the same offset (`reconnect`).
+    package var reconnects: Bool
+
+    /// Options with the given user agent and headers, the default read timeout, and reconnection on.
+    package init(
+        userAgent: String? = nil, headers: [String: String] = [:],
+        readTimeoutMicroseconds: Int64 = SourceOptions.defaultReadTimeoutMicroseconds, reconnects: Bool = true
+    ) {
+        self.userAgent = userAgent
+        self.headers = headers
+        self.readTimeoutMicroseconds = readTimeoutMicroseconds
+        self.reconnects = reconnects
+    }
+
+    /// The libavformat options (`AVDictionary` entries) for an input: none for a local file (`isLocal`), else the
+    /// read timeout, reconnection, the user agent and the header fields (one `Name: value\r\n` line each, sorted).
+    package func libavformatOptions(isLocal: Bool) -> [String: String] {
+        guard !isLocal else { return [:] }
+        var options: [String: String] = ["rw_timeout": String(readTimeoutMicroseconds)]
+        if reconnects { options["reconnect"] = "1" }
+        if let userAgent { options["user_agent"] = userAgent }
+        if !headers.isEmpty {
+            options["headers"] = headers.map { "\($0.key): \($0.value)\r\n" }.sorted().joined()
+        }
+        return options
+    }
+}
