@@ -44,7 +44,7 @@ let package = Package(
         // The public API.
         .target(
             name: "AVFoundation",
-            dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "FFmpegBridge", "PlaybackEngine", "SDLOutput"]),
+            dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "PlaybackEngine", "SDLOutput"]),
 
         // Shared by every test target: fixtures, frame-index reader, tone analysis.
         .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge"]),

@@ -11,7 +11,7 @@ extension AVPlayer {
             item(for: session)?.failed(error)
         case .itemFailedToPlayToEnd(let session, let error):
             guard let item = item(for: session) else { return }
-            let avError = AVPlayerItem.avError(error, url: item.asset.loader.url)
+            let avError = AVError.playbackFailure(error, url: item.asset.loader.url)
             item.failed(avError)
             NotificationCenter.default.post(
                 name: AVPlayerItem.failedToPlayToEndTimeNotification, object: item,

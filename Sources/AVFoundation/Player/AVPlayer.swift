@@ -1,6 +1,5 @@
 import Foundation
 import PlaybackEngine
-import SDLOutput
 
 /// Plays one item at a time (`AVQueuePlayer` plays a queue).
 ///
@@ -368,7 +367,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         let sinkFactory: @Sendable () -> (any AudioSink)? = {
             if let override { return override() }
             if clock != nil { return NullAudioSink() }
-            return SDLAudioSink()
+            return PlatformOutputs.makeAudioSink()
         }
         let engine = PlayerEngine(configuration: EngineConfiguration(virtualClock: clock, audioSink: sinkFactory))
         let (created, volume, muted, action): (PlayerEngine, Float, Bool, ActionAtItemEnd) = mutate { s in

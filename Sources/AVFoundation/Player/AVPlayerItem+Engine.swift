@@ -1,4 +1,3 @@
-import FFmpegBridge
 import Foundation
 import PlaybackEngine
 
@@ -71,8 +70,10 @@ extension AVPlayerItem {
         }
         let url = description.url
         var descriptor = ItemDescriptor(
-            location: url.isFileURL ? url.path : url.absoluteString, streamPreferences: preferences,
-            timeOrigin: description.timeOrigin, duration: description.duration)
+            location: url.mediaLocation, streamPreferences: preferences, timeOrigin: description.timeOrigin,
+            duration: description.duration)
+        // Played as it was probed: the asset's user agent and header fields.
+        descriptor.sourceOptions = SourceOptions(assetOptions: asset.loader.options)
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming
         if let forward = item?.read({ $0.preferredForwardBufferDuration }), forward > 0 {
             descriptor.forwardBufferDuration = forward
@@ -146,7 +147,7 @@ extension AVPlayerItem {
 
     /// The item failed (preparing or playing).
     func failed(_ error: any Error) {
-        let avError = Self.avError(error, url: (asset as? AVURLAsset)?.url ?? asset.loader.url)
+        let avError = AVError.playbackFailure(error, url: (asset as? AVURLAsset)?.url ?? asset.loader.url)
         let alreadyFailed = read { $0.status == .failed }
         if alreadyFailed { return }
         appendErrorLog(avError)
@@ -154,32 +155,6 @@ extension AVPlayerItem {
             s.error = avError
             s.status = .failed
         }
-    }
-
-    static func avError(_ error: any Error, url: URL) -> AVError {
-        if let e = error as? AVError { return e }
-        if let e = error as? MediaEndedEarly {
-            return .media(
-                .failedToLoadMediaData,
-                String(
-                    format: "“%@” ends early: its data stops at %.2f s of %.2f s.", AVError.displayName(url),
-                    e.endedAt.seconds, e.duration.seconds),
-                reason: "The file is truncated or was not fully downloaded.", url: url)
-        }
-        if let e = error as? FFmpegError {
-            if e == .exit || e.code == FFmpegError.exit.code {
-                return .media(
-                    .operationInterrupted, "Reading “\(AVError.displayName(url))” was interrupted.", url: url, ffmpeg: e
-                )
-            }
-            if e == .invalidData || e.posixErrno == EIO {
-                return .media(
-                    .failedToLoadMediaData, "“\(AVError.displayName(url))” could not be read to its end: \(e.message).",
-                    url: url, ffmpeg: e)
-            }
-            return AVError.openFailure(url, e)
-        }
-        return .media(.unknown, "“\(AVError.displayName(url))” can’t be played: \(error).", url: url)
     }
 
     func bufferChanged(_ b: BufferState) {

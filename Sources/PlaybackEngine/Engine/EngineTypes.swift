@@ -5,7 +5,9 @@ import Foundation
 package struct ItemDescriptor: Sendable {
     /// A path or URL the item's ``MediaSource`` reads.
     package var location: String
-    /// Demuxer/protocol options (user agent, headers); network defaults are the source's own.
+    /// How to open a network input (timeouts, reconnection, user agent, headers).
+    package var sourceOptions = SourceOptions()
+    /// Further demuxer/protocol options, as they are.
     package var options: [String: String]
     /// Container stream index of the video to present, if any (chosen from ``streamPreferences`` when set).
     package var videoStream: Int?

@@ -79,7 +79,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     /// The source that reads `descriptor`'s media (today libavformat's; an HTTP Live Streaming source joins here).
     package static func makeSource(for descriptor: ItemDescriptor) -> any MediaSource {
-        FFmpegSource(location: descriptor.location, options: descriptor.options)
+        FFmpegSource(
+            location: descriptor.location, sourceOptions: descriptor.sourceOptions, options: descriptor.options)
     }
 
     /// Opens the source, chooses the streams, starts the pipeline and waits for the first decoded frames (or the

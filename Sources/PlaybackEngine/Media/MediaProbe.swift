@@ -17,10 +17,10 @@ package enum MediaProbe {
     package static func describe(
         url: URL, options: SourceOptions, cancellation: Cancellation
     ) throws -> MediaDescription {
-        let context = try FormatContext(
-            url: url.mediaLocation, options: options.libavformatOptions(isLocal: url.isFileURL),
-            interrupt: cancellation.interrupt)
-        return MediaDescription(context.info)
+        // The same source playback reads, so an asset is opened exactly as its items will be.
+        let source = FFmpegSource(location: url.mediaLocation, sourceOptions: options, cancellation: cancellation)
+        try source.open()
+        return MediaDescription(source.info)
     }
 
     /// The short name of the container format the first bytes of the file at `path` look like, or nil when no

@@ -4,52 +4,51 @@ import Foundation
 
 /// A ``MediaSource`` read by libavformat: local files and anything its protocols reach (progressive HTTP, pipes).
 ///
-/// Network inputs get protocol options that keep a dead server from hanging playback (a read that stalls
-/// ``networkReadTimeout`` fails) and let a dropped HTTP connection reconnect at the same offset.
+/// Network inputs get the protocol options of their ``SourceOptions`` (a read that stalls too long fails, so a dead
+/// server cannot hang playback; a dropped HTTP connection reconnects at the same offset; user agent and headers).
 ///
 /// Threads: the `FormatContext` belongs to whichever thread reads (see ``MediaSource``); ``interrupt()`` and the
 /// constant properties are safe from any thread.
 package final class FFmpegSource: MediaSource, @unchecked Sendable {
-    /// A network read that stalls this long fails (seconds).
-    package static let networkReadTimeout = 15.0
-
     /// A path or URL libavformat opens.
     package let location: String
-    /// Demuxer and protocol options as given (user agent, headers …), before the network defaults.
+    /// How to open a network input.
+    package let sourceOptions: SourceOptions
+    /// Further demuxer and protocol options, given as they are to libavformat (they win over ``sourceOptions``).
     package let options: [String: String]
     /// See ``MediaSource/isLocal``: libavformat's protocol for the location is "file".
     package let isLocal: Bool
-    /// Aborts blocking I/O; shared with the format context.
-    private let interruptFlag = InterruptFlag()
+    /// Aborts blocking I/O; its flag is the format context's interrupt callback.
+    private let cancellation: Cancellation
     /// The opened input; set by ``open()`` on the reading thread, then used by that thread only.
     private var format: FormatContext?
 
-    /// A source for `location` (a path or a URL) with demuxer/protocol `options`.
-    package init(location: String, options: [String: String] = [:]) {
+    /// A source for `location` (a path or a URL).
+    package init(
+        location: String, sourceOptions: SourceOptions = SourceOptions(), options: [String: String] = [:],
+        cancellation: Cancellation = Cancellation()
+    ) {
         self.location = location
+        self.sourceOptions = sourceOptions
         self.options = options
+        self.cancellation = cancellation
         isLocal = (FormatContext.protocolName(for: location) ?? "file") == "file"
     }
 
     /// A source for `url` (a file URL opens its path).
-    package convenience init(url: URL, options: [String: String] = [:]) {
-        self.init(location: url.isFileURL ? url.path : url.absoluteString, options: options)
+    package convenience init(url: URL, sourceOptions: SourceOptions = SourceOptions()) {
+        self.init(location: url.mediaLocation, sourceOptions: sourceOptions)
     }
 
-    /// The options libavformat gets: the given ones, plus the timeout and reconnection defaults for network inputs.
+    /// The options libavformat gets.
     package var effectiveOptions: [String: String] {
-        var all = options
-        if !isLocal {
-            all["rw_timeout"] = all["rw_timeout"] ?? String(Int(Self.networkReadTimeout * 1_000_000))
-            all["reconnect"] = all["reconnect"] ?? "1"
-        }
-        return all
+        sourceOptions.libavformatOptions(isLocal: isLocal).merging(options) { _, given in given }
     }
 
     package func open() throws(FFmpegError) {
         guard format == nil else { return }
-        if interruptFlag.isAborted { throw FFmpegError.exit }
-        format = try FormatContext(url: location, options: effectiveOptions, interrupt: interruptFlag)
+        if cancellation.isCancelled { throw FFmpegError.exit }
+        format = try FormatContext(url: location, options: effectiveOptions, interrupt: cancellation.interrupt)
     }
 
     /// The opened context (a programming error before ``open()``).
@@ -98,11 +97,11 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
         opened.keyframeTimestamps(stream: index, around: timestamp)
     }
 
-    package func interrupt() { interruptFlag.abort() }
+    package func interrupt() { cancellation.cancel() }
 
-    package var isInterrupted: Bool { interruptFlag.isAborted }
+    package var isInterrupted: Bool { cancellation.isCancelled }
 
     package func makeIndependentSource() -> any MediaSource {
-        FFmpegSource(location: location, options: options)
+        FFmpegSource(location: location, sourceOptions: sourceOptions, options: options)
     }
 }
