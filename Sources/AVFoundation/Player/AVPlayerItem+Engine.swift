@@ -62,11 +62,12 @@ extension AVPlayerItem {
         var preferences = StreamPreferences()
         preferences.disabledStreams = Set(
             description.tracks.filter { disabledTracks.contains($0.trackID) }.map(\.streamIndex))
-        if let item, let selection = item.read({ $0.selection }),
-            let group = asset.mediaSelectionGroup(forMediaCharacteristic: .audible),
-            let option = selection.selectedMediaOption(in: group)
-        {
-            preferences.audioStream = option.streamIndex
+        if let item, let group = asset.mediaSelectionGroup(forMediaCharacteristic: .audible) {
+            // The app's choice, else what the player's selection criteria choose.
+            if let selection = item.read({ $0.selection }), let option = selection.selectedMediaOption(in: group) {
+                preferences.audioStream = option.streamIndex
+            }
+            if let option = item.criteriaChoice(in: group) { preferences.audioStream = option.streamIndex }
         }
         let url = description.url
         var descriptor = ItemDescriptor(
@@ -112,7 +113,7 @@ extension AVPlayerItem {
         let now = Date()
         set(
             [
-                \.status, \.duration, \.presentationSize, \.tracks, \.seekableTimeRanges, \.canPlayFastForward,
+                \.duration, \.presentationSize, \.tracks, \.seekableTimeRanges, \.canPlayFastForward,
                 \.canPlaySlowForward, \.canPlayReverse, \.canPlaySlowReverse, \.canPlayFastReverse,
                 \.canStepForward, \.canStepBackward,
             ]
@@ -131,10 +132,13 @@ extension AVPlayerItem {
             s.canPlayFastReverse = reverse
             s.canStepForward = hasVideo
             s.canStepBackward = hasVideo && !seekable.isEmpty
+        }
+        // The selection is what plays before anyone sees the item ready.
+        applyMediaSelectionCriteria(becomingReady: true)
+        set(\.status) { s in
             s.readyDate = now
             s.status = .readyToPlay
         }
-        applyMediaSelectionCriteria()
         applyAudioMix()
         let (start, early) = read { ($0.startTime, $0.seekWhenReady) }
         if let early {

@@ -144,6 +144,8 @@ final class SeekCoordinator {
     /// Asks to switch the streams `session` plays, as of host time `host`.
     func requestStreams(_ session: ItemSession, video: Int?, audio: Int?, asOf host: UInt64) {
         guard items.isCurrent(session), items.current?.isPlayable == true else { return }
+        let played = session.descriptor
+        if pendingSwitch == nil, video == played.videoStream, audio == played.audioStream { return }  // nothing changes
         let running = transport.isRunning
         let time = running ? transport.time(at: host) : transport.playhead
         pendingSwitch = StreamSwitch(
