@@ -1,5 +1,5 @@
 // The CoreVideo buffer object: Apple's CVBuffer / CVImageBuffer / CVPixelBuffer, which Swift sees as one class.
-import Synchronization
+import Foundation
 
 /// An image buffer, as Apple's `CVImageBuffer` (a typealias of `CVBuffer`).
 public typealias CVImageBuffer = CVBuffer
@@ -26,8 +26,8 @@ public typealias CVPixelBuffer = CVImageBuffer
 /// Differs from Apple:
 /// - `Sendable` (unchecked): Apple's `CVBuffer` is not `Sendable`, so apps often declare
 ///   `extension CVPixelBuffer: @unchecked Sendable {}`; that still compiles here, with a redundant-conformance
-///   warning. Attachments and lock bookkeeping are guarded by mutexes; the pixels themselves are, as on Apple's
-///   systems, the user's to synchronise.
+///   warning. Every function may be called from any thread, as on Apple's systems: attachments and lock
+///   bookkeeping are guarded by a lock; the pixels themselves are, as there, the user's to synchronise.
 /// - There is no `CMAttachmentBearerProtocol` conformance (it belongs to CoreMedia); use the `CVBuffer...`
 ///   attachment functions.
 /// - Apps cannot subclass it (Apple's CF types cannot be subclassed either).
@@ -53,16 +53,20 @@ public final class CVBuffer: Hashable, @unchecked Sendable {
         case external(release: @Sendable () -> Void)
     }
 
+    /// Written once in `init`, consumed by `deinit`.
     private let backing: Backing
-    /// Attachments, guarded: any thread may read or write them.
-    let attachmentStore: Mutex<CVBufferAttachmentStore>
-    /// Base-address lock bookkeeping, guarded.
-    private let lockCounts = Mutex(LockCounts())
 
-    /// Outstanding `CVPixelBufferLockBaseAddress` calls by kind.
-    private struct LockCounts: Sendable {
-        var readOnly = 0
-        var readWrite = 0
+    /// The attachments. Guarded by `stateLock`; reach them through `withAttachments(_:)`.
+    private var attachments: CVBufferAttachmentStore
+    /// Outstanding `CVPixelBufferLockBaseAddress(_, .readOnly)` calls. Guarded by `stateLock`.
+    private var readOnlyLockCount = 0
+    /// Outstanding read-write `CVPixelBufferLockBaseAddress` calls. Guarded by `stateLock`.
+    private var readWriteLockCount = 0
+
+    /// Guards the `var`s above: this buffer's stripe of ``BufferStateLocks`` (shared with other buffers, so
+    /// held only for a few instructions, never while calling out).
+    private var stateLock: NSLock {
+        BufferStateLocks.lock(for: self)
     }
 
     // MARK: Package initialisers
@@ -101,7 +105,7 @@ public final class CVBuffer: Hashable, @unchecked Sendable {
         self.isPlanar = PixelFormatLayout.forPixelFormatType(pixelFormatType)?.isPlanar ?? (planes.count > 1)
         self.dataSize = dataSize ?? planes.reduce(0) { $0 + $1.bytesPerRow * $1.height }
         self.backing = .external(release: releaseCallback)
-        self.attachmentStore = Mutex(attachments)
+        self.attachments = attachments
     }
 
     /// Allocates an owned buffer laid out by `layout`. The pixel bytes are uninitialised.
@@ -140,7 +144,7 @@ public final class CVBuffer: Hashable, @unchecked Sendable {
             guard let release else { coreVideoAPIViolation("a lent memory block needs a release action") }
             self.backing = .external(release: release)
         }
-        self.attachmentStore = Mutex(attachments)
+        self.attachments = attachments
     }
 
     deinit {
@@ -183,36 +187,54 @@ public final class CVBuffer: Hashable, @unchecked Sendable {
 
     /// The number of outstanding base-address locks (read-only plus read-write).
     package var lockCount: Int {
-        lockCounts.withLock { $0.readOnly + $0.readWrite }
+        let lock = stateLock
+        lock.lock()
+        defer { lock.unlock() }
+        return readOnlyLockCount + readWriteLockCount
     }
 
     /// Records a `CVPixelBufferLockBaseAddress`.
     func lockBaseAddress(_ flags: CVPixelBufferLockFlags) -> CVReturn {
-        lockCounts.withLock { counts in
-            if flags.contains(.readOnly) {
-                counts.readOnly += 1
-            } else {
-                counts.readWrite += 1
-            }
+        let readOnly = flags.contains(.readOnly)
+        let lock = stateLock
+        lock.lock()
+        if readOnly {
+            readOnlyLockCount += 1
+        } else {
+            readWriteLockCount += 1
         }
+        lock.unlock()
         return kCVReturnSuccess
     }
 
     /// Records a `CVPixelBufferUnlockBaseAddress`: the flags must match an outstanding lock.
     func unlockBaseAddress(_ flags: CVPixelBufferLockFlags) -> CVReturn {
-        lockCounts.withLock { counts in
-            let readOnly = flags.contains(.readOnly)
-            if readOnly, counts.readOnly > 0 {
-                counts.readOnly -= 1
-                return kCVReturnSuccess
-            }
-            if !readOnly, counts.readWrite > 0 {
-                counts.readWrite -= 1
-                return kCVReturnSuccess
-            }
-            // Locked, but only with the other flags: the caller passed mismatched flags.
-            return counts.readOnly + counts.readWrite > 0 ? kCVReturnInvalidArgument : kCVReturnError
+        let readOnly = flags.contains(.readOnly)
+        let lock = stateLock
+        lock.lock()
+        defer { lock.unlock() }
+        if readOnly, readOnlyLockCount > 0 {
+            readOnlyLockCount -= 1
+            return kCVReturnSuccess
         }
+        if !readOnly, readWriteLockCount > 0 {
+            readWriteLockCount -= 1
+            return kCVReturnSuccess
+        }
+        // Locked, but only with the other flags: the caller passed mismatched flags.
+        return readOnlyLockCount + readWriteLockCount > 0 ? kCVReturnInvalidArgument : kCVReturnError
+    }
+
+    /// Runs `body` on the attachments under the buffer's lock; any thread may call it.
+    ///
+    /// `body` runs with a lock shared by other buffers held: it must be short, touch no other buffer, call no user
+    /// code, and drop no attachment value (a value's `deinit` is user code): it returns the values it replaces or
+    /// removes, and the caller drops them once the lock is released.
+    func withAttachments<Result>(_ body: (inout CVBufferAttachmentStore) -> Result) -> Result {
+        let lock = stateLock
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&attachments)
     }
 
     // MARK: Equatable, Hashable

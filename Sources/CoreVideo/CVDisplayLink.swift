@@ -53,10 +53,9 @@ public final class CVDisplayLink: @unchecked Sendable {
     /// Nanoseconds per second.
     static let nanosecondsPerSecond: UInt64 = 1_000_000_000
 
-    /// Guards every `var` below (held briefly, never while calling out).
-    private let lock = NSLock()
-    /// Held by the link thread for the whole of each callback; ``stop()`` takes it to wait for one in flight.
-    private let callbackLock = NSLock()
+    /// Guards every `var` below (held briefly, never while calling out); broadcast when a callback ends, for
+    /// ``stop()`` and a restarted run's thread waiting for it.
+    private let lock = NSCondition()
     private var output: Output?
     private var running = false
     /// Bumped by every start; a thread whose generation is not current exits.
@@ -65,6 +64,8 @@ public final class CVDisplayLink: @unchecked Sendable {
     private var origin: UInt64 = 0
     /// The thread inside a callback, if any.
     private var callbackThread: pthread_t?
+    /// Callbacks started over the link's life: ``stop()`` waits for the one in flight, not for later ones.
+    private var callbacksStarted: UInt64 = 0
     /// Actual wake-ups of the current run: first and last host times and how many.
     private var firstWake: UInt64 = 0
     private var lastWake: UInt64 = 0
@@ -136,13 +137,15 @@ public final class CVDisplayLink: @unchecked Sendable {
             return kCVReturnDisplayLinkNotRunning
         }
         running = false
-        let insideCallback = callbackThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-        lock.unlock()
-        if !insideCallback {
-            // Wait for a callback in flight on the link thread (none starts after `running = false`).
-            callbackLock.lock()
-            callbackLock.unlock()
+        if let thread = callbackThread, pthread_equal(thread, pthread_self()) == 0 {
+            // Wait for the callback in flight on the link thread (this run starts no other after
+            // `running = false`; a restart's callbacks are not waited for).
+            let inFlight = callbacksStarted
+            while callbackThread != nil, callbacksStarted == inFlight {
+                lock.wait()
+            }
         }
+        lock.unlock()
         return kCVReturnSuccess
     }
 
@@ -211,9 +214,12 @@ public final class CVDisplayLink: @unchecked Sendable {
 
     /// Calls the output for tick `n`; false when this run is over.
     private func fire(tick n: Int64, generation run: UInt64, origin: UInt64) -> Bool {
-        callbackLock.lock()
-        defer { callbackLock.unlock() }
         lock.lock()
+        // A callback of an earlier run may still be running (the link was restarted from inside it, or stopped
+        // from inside it and restarted elsewhere): wait for it, so callbacks never overlap.
+        while callbackThread != nil {
+            lock.wait()
+        }
         guard running, generation == run, let output else {
             lock.unlock()
             return false
@@ -223,6 +229,7 @@ public final class CVDisplayLink: @unchecked Sendable {
         lastWake = wake
         wakes += 1
         callbackThread = pthread_self()
+        callbacksStarted &+= 1
         lock.unlock()
         var now = Self.timeStamp(tick: n, origin: origin)
         var next = Self.timeStamp(tick: n + 1, origin: origin)
@@ -235,6 +242,7 @@ public final class CVDisplayLink: @unchecked Sendable {
         }
         lock.lock()
         callbackThread = nil
+        lock.broadcast()
         let goOn = running && generation == run
         lock.unlock()
         return goOn

@@ -1,5 +1,5 @@
 // The recycling memory behind a CVPixelBufferPool.
-import Synchronization
+import Foundation
 
 /// Counters describing a pool's memory, for tests and the engine's diagnostics (package API).
 package struct PixelBufferPoolStatistics: Sendable, Equatable {
@@ -17,7 +17,10 @@ package struct PixelBufferPoolStatistics: Sendable, Equatable {
 ///
 /// Unused blocks age out: a block that waited `maximumBufferAge` seconds is freed the next time the pool is used
 /// or flushed (there is no timer thread), keeping at least `minimumBufferCount` blocks.
-final class PixelBufferPoolStore: Sendable {
+///
+/// Thread safety: every method may be called from any thread (decoders take, any thread recycles, apps flush);
+/// the mutable state is guarded by `lock`. `@unchecked Sendable` for that lock-guarded `var`.
+final class PixelBufferPoolStore: @unchecked Sendable {
     /// Size of every block.
     let byteCount: Int
     /// Blocks kept even when they age out.
@@ -42,8 +45,12 @@ final class PixelBufferPoolStore: Sendable {
         var isClosed = false
     }
 
-    /// Guards everything mutable; never held while allocating or freeing memory.
-    private let state = Mutex(State())
+    /// Guards `state`. Held for a few instructions per call, never while allocating or freeing memory (blocks
+    /// leaving the pool are handed out of the critical section and freed after it). An `NSLock` (pthread mutex),
+    /// not `Synchronization.Mutex`: ThreadSanitizer follows the one and reports false races inside the other.
+    private let lock = NSLock()
+    /// The free list and counters. Guarded by `lock`; reach it through `withState(_:)`.
+    private var state = State()
 
     init(byteCount: Int, minimumBufferCount: Int, maximumBufferAge: Double, clock: @escaping @Sendable () -> Double) {
         self.byteCount = byteCount
@@ -58,24 +65,26 @@ final class PixelBufferPoolStore: Sendable {
     ///   exist; `kCVReturnPoolAllocationFailed` when memory is exhausted.
     func take(allocationThreshold: Int?) throws(CoreVideoError) -> PixelMemory {
         let now = clock()
-        let (reused, expired) = try state.withLock { (state) throws(CoreVideoError) -> (PixelMemory?, [FreeBlock]) in
+        // (a free block, blocks that aged out, whether a new block may be allocated)
+        let (reused, expired, mayAllocate) = withState { state -> (PixelMemory?, [FreeBlock], Bool) in
             let expired = Self.ageOut(&state, now: now, maximumAge: maximumBufferAge, keeping: minimumBufferCount)
             if let block = state.free.popLast() {
-                return (block.memory, expired)
+                return (block.memory, expired, false)
             }
             if let allocationThreshold, state.liveAllocations >= allocationThreshold {
-                throw .wouldExceedAllocationThreshold
+                return (nil, expired, false)
             }
             state.liveAllocations += 1
             state.totalAllocations += 1
-            return (nil, expired)
+            return (nil, expired, true)
         }
-        _ = expired  // freed here, outside the lock
+        withExtendedLifetime(expired) {}  // freed here, outside the lock
         if let reused {
             return reused
         }
+        guard mayAllocate else { throw .wouldExceedAllocationThreshold }
         guard let memory = PixelMemory(byteCount: byteCount) else {
-            state.withLock {
+            withState {
                 $0.liveAllocations -= 1
                 $0.totalAllocations -= 1
             }
@@ -87,7 +96,7 @@ final class PixelBufferPoolStore: Sendable {
     /// Takes back a block from a buffer being deinitialised.
     func recycle(_ memory: PixelMemory) {
         let now = clock()
-        let dropped = state.withLock { state -> [FreeBlock] in
+        let dropped = withState { state -> [FreeBlock] in
             if state.isClosed {
                 state.liveAllocations -= 1
                 return [FreeBlock(memory: memory, returnedAt: now)]
@@ -95,13 +104,13 @@ final class PixelBufferPoolStore: Sendable {
             state.free.append(FreeBlock(memory: memory, returnedAt: now))
             return Self.ageOut(&state, now: now, maximumAge: maximumBufferAge, keeping: minimumBufferCount)
         }
-        _ = dropped  // freed here, outside the lock
+        withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
 
     /// Frees unused blocks: all of them when `excessBuffers`, otherwise only those that aged out.
     func flush(excessBuffers: Bool) {
         let now = clock()
-        let dropped = state.withLock { state -> [FreeBlock] in
+        let dropped = withState { state -> [FreeBlock] in
             if excessBuffers {
                 let all = state.free
                 state.free.removeAll()
@@ -110,27 +119,35 @@ final class PixelBufferPoolStore: Sendable {
             }
             return Self.ageOut(&state, now: now, maximumAge: maximumBufferAge, keeping: minimumBufferCount)
         }
-        _ = dropped
+        withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
 
     /// Called when the pool object goes away: frees the free list; blocks still lent are freed when returned.
     func close() {
-        let dropped = state.withLock { state -> [FreeBlock] in
+        let dropped = withState { state -> [FreeBlock] in
             state.isClosed = true
             let all = state.free
             state.free.removeAll()
             state.liveAllocations -= all.count
             return all
         }
-        _ = dropped
+        withExtendedLifetime(dropped) {}  // freed here, outside the lock
     }
 
+    /// The pool's counters, read in one step.
     var statistics: PixelBufferPoolStatistics {
-        state.withLock {
+        withState {
             PixelBufferPoolStatistics(
                 allocationCount: $0.totalAllocations, liveAllocationCount: $0.liveAllocations,
                 freeBufferCount: $0.free.count)
         }
+    }
+
+    /// Runs `body` on the state under `lock`. `body` must not free blocks (return them instead).
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
     }
 
     /// Removes blocks older than `maximumAge` from the front of the free list while more than `keeping` blocks

@@ -1,7 +1,7 @@
 // A box that lets immutable CF-style objects cross isolation boundaries.
 
 /// Holds one object (an attachment value or an attribute value) so that it can live in `Sendable` state such as
-/// a `Mutex`-guarded dictionary or a pool's attribute copy.
+/// a lock-guarded dictionary or a pool's attribute copy.
 ///
 /// `@unchecked Sendable`: the values CoreVideo stores are the immutable CF-style objects Apple's API deals in
 /// (strings, numbers, dictionaries, arrays, converted with `as AnyObject`), which Apple shares across threads

@@ -37,6 +37,39 @@ private func logTick(
     return kCVReturnSuccess
 }
 
+/// Whether callbacks may still restart their link. A callback restarts under the switch's lock, so once
+/// `disable()` returns no callback restarts the link any more.
+private final class RestartSwitch: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var enabled = true
+
+    func ifEnabled(_ body: () -> Void) {
+        lock.withLock {
+            if enabled { body() }
+        }
+    }
+
+    func disable() {
+        lock.withLock { enabled = false }
+    }
+}
+
+/// A handler that logs each tick and now and then restarts its own link from inside the callback (the new run must
+/// wait for this callback to return).
+private func restartingHandler(_ log: TickLog, _ restarts: RestartSwitch) -> CVDisplayLinkOutputHandler {
+    { link, now, output, _, _ in
+        log.record(now.pointee, output.pointee)
+        if log.count.isMultiple(of: 4) {
+            restarts.ifEnabled {
+                CVDisplayLinkStop(link)
+                CVDisplayLinkStart(link)
+            }
+        }
+        return kCVReturnSuccess
+    }
+}
+
 final class CVDisplayLinkTests: XCTestCase {
     private func makeLink() throws -> CVDisplayLink {
         var link: CVDisplayLink?
@@ -167,5 +200,38 @@ final class CVDisplayLinkTests: XCTestCase {
         let count = log.count
         Thread.sleep(forTimeInterval: 0.1)
         XCTAssertEqual(log.count, count, "a released link does not keep ticking")
+    }
+
+    func test_startStopAndOutputChanges_fromFourThreads_neverOverlapCallbacks() throws {
+        let link = try makeLink()
+        let log = TickLog()
+        log.work = 0.004
+        let restarts = RestartSwitch()
+        CVDisplayLinkSetOutputHandler(link, restartingHandler(log, restarts))
+        let deadline = CVGetCurrentHostTime() + 600_000_000
+        runOnThreads(4) { thread in
+            var stamp = CVTimeStamp()
+            while CVGetCurrentHostTime() < deadline {
+                switch thread {
+                case 0: CVDisplayLinkStart(link)
+                case 1: CVDisplayLinkStop(link)
+                case 2: CVDisplayLinkSetOutputHandler(link, restartingHandler(log, restarts))
+                default:
+                    _ = CVDisplayLinkIsRunning(link)
+                    _ = CVDisplayLinkGetActualOutputVideoRefreshPeriod(link)
+                    CVDisplayLinkGetCurrentTime(link, &stamp)
+                }
+                Thread.sleep(forTimeInterval: thread == 1 ? 0.025 : 0.005)
+            }
+        }
+        restarts.disable()
+        CVDisplayLinkStop(link)
+        XCTAssertFalse(log.isInFlight, "Stop returned while a callback was running")
+        XCTAssertFalse(CVDisplayLinkIsRunning(link))
+        let count = log.count
+        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertEqual(log.count, count, "no callback after the last stop")
+        XCTAssertGreaterThan(count, 0)
+        XCTAssertEqual(log.overlapCount, 0)
     }
 }
