@@ -46,8 +46,9 @@ let package = Package(
             name: "AVFoundation",
             dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "FFmpegBridge", "PlaybackEngine", "SDLOutput"]),
 
-        // Shared by every test target: fixtures, frame-index reader, tone analysis.
-        .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge"]),
+        // Shared by every test target: fixtures, frame-index reader, tone analysis, the capturing audio sink and
+        // playback dumps (which speak the engine's sink protocols, hence PlaybackEngine).
+        .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge", "PlaybackEngine"]),
 
         .executableTarget(name: "avplay", dependencies: ["AVFoundation"]),
 
