@@ -56,7 +56,10 @@ let package = Package(
         .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo"]),
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "FFmpegBridge", "CoreVideo"]),
-        .testTarget(name: "PlaybackEngineTests", dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport"]),
+        // Golden/ holds the playback dumps' golden files, read through #filePath (not resources).
+        .testTarget(
+            name: "PlaybackEngineTests", dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport"],
+            exclude: ["Golden"]),
         .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
         .testTarget(name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
