@@ -151,6 +151,12 @@ final class EngineHarness: @unchecked Sendable {
         return dump
     }
 
+    /// Forgets the pictures and audio recorded so far (the dump then starts from here).
+    func resetRecording() {
+        pictures.reset()
+        audio.reset()
+    }
+
     // MARK: Waiting
 
     /// Waits until the history (without `bufferChanged`) holds `entry` `count` times; fails the test otherwise.
