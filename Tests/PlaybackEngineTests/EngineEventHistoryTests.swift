@@ -9,8 +9,9 @@ import XCTest
 /// completion as a short string, sessions named A, B, … — with a literal list.
 ///
 /// `bufferChanged` is left out (it follows how far the demuxer read when the engine looked). Each history was the
-/// same on many repeated runs, also under load. Where a command must reach the engine before its next step (two
-/// seeks both pending at once), the test gives it from the engine thread while it delivers an event
+/// same on many repeated runs, also under load. Where commands must reach the engine between two of its steps (two
+/// seeks both pending at once; a pause that a step already under way must not undo, see
+/// ``testPauseRightAfterPlay()``), the test gives them from the engine thread while it delivers an event
 /// (``EventHistory/perform(when:_:)``); otherwise commands come from the test thread once the history shows the
 /// engine got where the command expects.
 final class EngineEventHistoryTests: XCTestCase {
