@@ -8,7 +8,7 @@ SWIFT ?= swift
 FIXTURE_CACHE ?= $(CURDIR)/.cache/fixtures
 export OAVF_FIXTURE_CACHE := $(FIXTURE_CACHE)
 
-.PHONY: all build play test lint format fixtures bench bootstrap demo clean
+.PHONY: all build play test lint format fixtures golden bench bootstrap demo clean
 
 all: build
 
@@ -44,6 +44,12 @@ format:
 test: bootstrap fixtures lint
 	OAVF_FIXTURES="$$(scripts/make-fixtures)" timeout --kill-after=30 1500 \
 		stdbuf -oL -eL $(SWIFT) test --disable-swift-testing
+
+# Rewrites the playback dumps' golden files (Tests/PlaybackEngineTests/Golden/*.dump) from this engine instead of
+# comparing with them; review `git diff` before committing them.
+golden: bootstrap fixtures
+	OAVF_UPDATE_GOLDEN=1 OAVF_FIXTURES="$$(scripts/make-fixtures)" \
+		$(SWIFT) test --disable-swift-testing --filter 'PlaybackEngineTests.PlaybackDumpTests'
 
 bench: bootstrap fixtures
 	@scripts/bootstrap --bench

@@ -46,8 +46,9 @@ let package = Package(
             name: "AVFoundation",
             dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "PlaybackEngine", "SDLOutput"]),
 
-        // Shared by every test target: fixtures, frame-index reader, tone analysis.
-        .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge"]),
+        // Shared by every test target: fixtures, frame-index reader, tone analysis, the capturing audio sink and
+        // playback dumps (which speak the engine's sink protocols, hence PlaybackEngine).
+        .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge", "PlaybackEngine"]),
 
         .executableTarget(name: "avplay", dependencies: ["AVFoundation"]),
 
@@ -55,7 +56,10 @@ let package = Package(
         .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo"]),
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "FFmpegBridge", "CoreVideo"]),
-        .testTarget(name: "PlaybackEngineTests", dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport"]),
+        // Golden/ holds the playback dumps' golden files, read through #filePath (not resources).
+        .testTarget(
+            name: "PlaybackEngineTests", dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport"],
+            exclude: ["Golden"]),
         .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
         .testTarget(name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),

@@ -27,6 +27,13 @@ extension Fixture {
         case .h264AACTS:
             return FixtureFacts(
                 outcome: .plays, container: "mpegts", duration: 3, video: .h264(frameCount: 90), audio: [.aac])
+        case .dumpH264FLAC:
+            return FixtureFacts(
+                outcome: .plays, container: Self.matroska, duration: 4,
+                video: VideoFacts(
+                    codec: "h264", width: 320, height: 180, frameCount: 120, keyframeInterval: 30,
+                    hasBFrames: true),
+                audio: [AudioTrackFacts(codec: "flac")])
         case .audioMP3:
             return FixtureFacts(
                 outcome: .plays, container: "mp3", duration: 3, video: nil, audio: [AudioTrackFacts(codec: "mp3")],

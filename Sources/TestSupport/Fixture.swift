@@ -13,6 +13,10 @@ public enum Fixture: String, CaseIterable, Sendable {
     case vp9OpusWebM = "vp9_opus.webm"
     /// 3 s H.264 + AAC in MPEG-TS (timestamps start at 1.4 s, ffmpeg's muxer default).
     case h264AACTS = "h264_aac.ts"
+    /// 4 s 320x180 H.264 (2 B-frames, closed 1 s GOPs) + 16-bit FLAC in Matroska (millisecond timestamps), for
+    /// playback dumps: its audio is lossless, so what the engine renders hashes the same on any CPU. The tones'
+    /// amplitude rises from 0.5 by 0.0005 per second (inaudible), so no two 50 ms-apart positions hash the same.
+    case dumpH264FLAC = "dump_h264_flac.mkv"
     /// 3 s stereo MP3 with ID3v2 title and artist.
     case audioMP3 = "audio.mp3"
     /// 3 s stereo FLAC.

@@ -108,7 +108,9 @@ final class FixturesTests: XCTestCase {
 
     /// Keyframes fall every `keyframeInterval` frames, and packet times follow `presentationTimes`.
     func testKeyframesAndPresentationTimes() throws {
-        for fixture in [Fixture.h264AAC, .variableFrameRate, .hevcMKV, .vp9OpusWebM, .multiAudioSubtitles] {
+        for fixture in [
+            Fixture.h264AAC, .variableFrameRate, .hevcMKV, .vp9OpusWebM, .multiAudioSubtitles, .dumpH264FLAC,
+        ] {
             let video = try XCTUnwrap(fixture.facts.video)
             let report = try ProbeReport.probe(try Fixtures.url(fixture))
             let timeBase = try XCTUnwrap(report.streams(ofType: "video").first?.timeBase)

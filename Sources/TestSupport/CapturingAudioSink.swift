@@ -1,7 +1,12 @@
 import Foundation
+import PlaybackEngine
 
 /// A non-real-time sink that keeps every frame written to it, after volume and mute, for tests to analyse (the
 /// engine's counterpart of Media3's `CapturingAudioSink`).
+///
+/// It lives in TestSupport, not in the engine: production code never captures audio (virtual clocks there use the
+/// engine's `NullAudioSink`). Its API is `package`, like the engine's ``AudioSink`` protocol and ``AudioFormat`` it
+/// is written in terms of.
 ///
 /// Gain goes through the same ``AudioGainRamp`` as the SDL device, so a test reads what a listener would hear:
 /// muted is exact zeros, volume 0.5 is -6.02 dB, a change ramps over ``AudioGainRamp/duration``.
