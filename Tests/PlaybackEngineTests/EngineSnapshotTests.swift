@@ -58,11 +58,26 @@ final class EngineSnapshotTests: XCTestCase {
         defer { engine.shutdown() }
         engine.setQueue([session])
         engine.setRate(1)
-        wait("playing") { engine.currentTime(of: session).seconds > 0.1 }
+        wait("playing") { engine.currentTime(of: session).seconds > 0.1 && engine.hasAppliedRateChanges }
         engine.setRate(2)
-        let atChange = engine.currentTime(of: session)
-        wait("running at 2x") { engine.snapshot.clock.rate == 2 }
-        // The clock was re-anchored where the caller saw the playhead, at the host time of the call.
-        XCTAssertEqual(engine.snapshot.clock.item, atChange)
+        // Readers see at once the clock the engine will set: running at 2 from the playhead of the call.
+        let promised = engine.snapshot.clock
+        XCTAssertEqual(promised.rate, 2)
+        XCTAssertGreaterThan(promised.item.seconds, 0.1)
+        wait("the engine applied the rate") { engine.hasAppliedRateChanges }
+        XCTAssertEqual(engine.snapshot.clock, promised, "the engine anchored the clock exactly there")
+    }
+
+    func test_play_onAReadyItem_runsTheClockForReadersAtOnce() throws {
+        let (engine, session) = try makeEngine(.videoOnly)
+        defer { engine.shutdown() }
+        engine.setQueue([session])
+        wait("ready to start") { engine.snapshot.startsOnRate }
+        engine.setRate(1)
+        let promised = engine.snapshot.clock
+        XCTAssertTrue(promised.isRunning, "the clock runs for readers as of the call")
+        XCTAssertEqual(promised.item, .zero)
+        wait("the engine applied the rate") { engine.hasAppliedRateChanges }
+        XCTAssertEqual(engine.snapshot.clock, promised)
     }
 }

@@ -69,15 +69,23 @@ final class Transport {
     var isManual: Bool { virtualClock?.mode == .manual }
 
     /// The rate time actually moves at: `.lowQualityZeroLatency` snaps to its table.
-    func effectiveRate(_ rate: Float) -> Double {
+    func effectiveRate(_ rate: Float) -> Double { Self.effectiveRate(rate, algorithm) }
+
+    /// The rate time moves at for `rate` with `algorithm` (any thread).
+    static func effectiveRate(_ rate: Float, _ algorithm: TimePitchAlgorithm) -> Double {
         rate == 1 || rate < 0 ? Double(rate) : TimePitchProcessor.effectiveRate(Double(rate), algorithm: algorithm)
     }
+
+    /// Called whenever the clock is re-anchored or frozen (not when it follows the audio): the engine publishes
+    /// its snapshot then, so nobody sees a picture before the clock that goes with it.
+    var onClockChange: () -> Void = {}
 
     // MARK: Clock
 
     /// Freezes the clock at `t` without stopping playback (untimed and reverse steppers move it themselves).
     func freezeClock(at t: CMTime) {
         clock = .frozen(at: t)
+        onClockChange()
     }
 
     /// Stops the clock at `t`, which becomes the playhead.
@@ -86,6 +94,7 @@ final class Transport {
         clock = .frozen(at: t)
         isRunning = false
         epoch &+= 1
+        onClockChange()
     }
 
     /// Runs the clock from item time `t` at host time `host` at `rate` (a seek landing while playing).
@@ -94,6 +103,7 @@ final class Transport {
         clock = ClockAnchor(item: t, host: host, rate: effectiveRate(rate))
         isRunning = true
         epoch &+= 1
+        onClockChange()
     }
 
     /// Re-bases the running clock on the audio heard: item time `t` at host time `host`.

@@ -74,6 +74,7 @@ final class EngineCore {
         virtual = VirtualStepper(core: self)
         reverse = ReverseStepper(core: self)
         if let reason = audio.unavailableReason { outbox.emit(.audioDeviceUnavailable(reason)) }
+        transport.onClockChange = { [unowned self] in publishSnapshot() }
     }
 
     /// Whether the engine is stopping (loops waiting for decoders end early).
@@ -111,8 +112,8 @@ final class EngineCore {
         outbox.deliver(to: mailbox.eventHandler)
     }
 
-    /// Publishes what readers on other threads see.
-    private func publishSnapshot() {
+    /// Publishes what readers on other threads see (after each iteration, and whenever the clock is re-anchored).
+    func publishSnapshot() {
         var s = EngineSnapshot()
         s.processed = processed
         s.currentSession = items.currentSession
@@ -120,6 +121,10 @@ final class EngineCore {
         s.epoch = transport.epoch
         s.itemTimes = items.times
         s.rate = transport.rate
+        s.algorithm = transport.algorithm
+        s.startsOnRate =
+            items.current?.phase == .ready && !seeks.isBusy && transport.startGate == nil
+            && transport.deferredStartHost == nil && !transport.isUntimed
         s.statistics.framesPresented = presenter.framesPresented
         s.statistics.framesDropped = presenter.framesDropped
         s.statistics.stalls = loadControl.stalls

@@ -19,6 +19,11 @@ package struct EngineSnapshot: Sendable {
     package var itemTimes: [UUID: CMTime] = [:]
     /// The rate playback was asked to run at.
     package var rate: Float = 0
+    /// The time-pitch algorithm (the rate time moves at depends on it).
+    package var algorithm = TimePitchAlgorithm.timeDomain
+    /// Whether a rate set now starts the clock at once, as of the call: the current item is ready, nothing is
+    /// seeking, no start is scheduled or deferred, and the clock is a real or manual one.
+    package var startsOnRate = false
     /// Counters the engine thread keeps (presented, dropped, stalls).
     package var statistics = PlaybackStatistics()
     /// The reverse source's counters while playing backwards (engine tests).
@@ -47,8 +52,8 @@ final class SnapshotStore: @unchecked Sendable {
         /// The command that carries it; it stops counting once a published snapshot has processed it.
         var sequence: UInt64
         var rate: Float
-        /// Where a pause froze the playhead (nil: the published clock stands).
-        var frozenAt: CMTime?
+        /// The clock as the engine will set it when it applies the command (nil: the published clock stands).
+        var clock: ClockAnchor?
     }
 
     private let lock = ConditionLock()
@@ -65,6 +70,13 @@ final class SnapshotStore: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Whether every rate change posted has been applied by the engine (nothing is laid over the snapshot).
+    var isSettled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return provisional.map { published.processed >= $0.sequence } ?? true
+    }
+
     /// The snapshot as a reader should see it now.
     var current: EngineSnapshot {
         lock.lock()
@@ -73,34 +85,44 @@ final class SnapshotStore: @unchecked Sendable {
     }
 
     /// Posts a rate change through `post` and records it as provisional, atomically with respect to other rate
-    /// changes: `post` gets where a pause freezes the playhead (computed from what readers see at `host`) and
-    /// returns the command's sequence number.
+    /// changes: `post` gets where a pause (or a new rate) freezes the playhead — computed from what readers see at
+    /// `host` — and returns the command's sequence number. Readers then see the clock the engine will set: frozen
+    /// there for a pause, and for a new rate on an item that starts at once, running from there as of `host`.
+    /// `startsAtOnce` false: the command never starts the clock itself (a scheduled start).
     func postRate(
-        _ rate: Float, host: UInt64, _ post: (_ freeze: EngineCommand.FreezePoint?) -> UInt64
+        _ rate: Float, host: UInt64, startsAtOnce: Bool = true,
+        _ post: (_ freeze: EngineCommand.FreezePoint?) -> UInt64
     ) {
         lock.lock()
         defer { lock.unlock() }
         let seen = Self.overlaid(published, provisional)
         var freeze: EngineCommand.FreezePoint?
-        var frozenAt: CMTime?
-        if seen.current != nil {
-            if seen.clock.isRunning, rate != seen.rate {
-                let t = seen.clock.time(at: host)
-                freeze = EngineCommand.FreezePoint(epoch: seen.epoch, time: t)
-                frozenAt = t
-            } else if let p = provisional, published.processed < p.sequence {
-                frozenAt = p.frozenAt  // still paused where the last pause froze it
+        var clock: ClockAnchor?
+        if seen.current != nil, rate != seen.rate {
+            var point = seen.clock.item
+            if seen.clock.isRunning {
+                point = seen.clock.time(at: host)
+                freeze = EngineCommand.FreezePoint(epoch: seen.epoch, time: point)
             }
+            clock = .frozen(at: point)
+            if rate != 0, startsAtOnce, seen.startsOnRate {
+                clock = ClockAnchor(item: point, host: host, rate: Transport.effectiveRate(rate, seen.algorithm))
+            }
+        } else if let p = provisional, published.processed < p.sequence {
+            clock = p.clock  // the last change still stands
         }
         let sequence = post(freeze)
-        provisional = Provisional(sequence: sequence, rate: rate, frozenAt: frozenAt)
+        provisional = Provisional(sequence: sequence, rate: rate, clock: clock)
     }
 
     private static func overlaid(_ snapshot: EngineSnapshot, _ provisional: Provisional?) -> EngineSnapshot {
         guard let p = provisional, snapshot.processed < p.sequence else { return snapshot }
         var s = snapshot
         s.rate = p.rate
-        if let t = p.frozenAt { s.clock = .frozen(at: t) }
+        if let clock = p.clock {
+            s.clock = clock
+            s.startsOnRate = false  // until the engine says so again
+        }
         return s
     }
 }

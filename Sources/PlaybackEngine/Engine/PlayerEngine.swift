@@ -89,7 +89,7 @@ package final class PlayerEngine: @unchecked Sendable {
     /// host time stay together.
     package func setRate(_ rate: Float, time itemTime: CMTime?, atHost host: UInt64?) {
         let now = hostNow()
-        snapshots.postRate(rate, host: now) { freeze in
+        snapshots.postRate(rate, host: now, startsAtOnce: false) { freeze in
             mailbox.post(.setScheduledRate(rate, itemTime: itemTime, startHost: host, freeze: freeze), host: now)
         }
     }
@@ -231,6 +231,9 @@ package final class PlayerEngine: @unchecked Sendable {
 
     /// The snapshot readers see now (engine tests).
     package var snapshot: EngineSnapshot { snapshots.current }
+
+    /// Whether the engine has applied every rate change posted (engine tests).
+    package var hasAppliedRateChanges: Bool { snapshots.isSettled }
 }
 
 /// The input ended before the duration its index states (a truncated file or an interrupted download).

@@ -371,8 +371,8 @@ final class SeekCoordinator {
         }
         guard let last else { return }
         let t = session.itemTime(last.pts)
-        presenter.present(last, session: session)
         transport.halt(at: t)
+        presenter.present(last, session: session)
         resyncOnPlay = session.hasAudio
         outbox.emit(.timeJumped(session))
         observers.event(at: t)

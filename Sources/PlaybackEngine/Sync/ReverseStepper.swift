@@ -93,9 +93,10 @@ final class ReverseStepper {
         var t: CMTime
         if transport.isUntimed {
             // Untimed: the playhead moves to each picture's start in turn.
+            var shown: VideoFrame?
             if let source, let frame = nextFrame(source) {
                 t = max(session.itemTime(frame.pts), lower)
-                core.presenter.present(frame, session: session, backwards: true)
+                shown = frame
             } else if source == nil, current.audio != nil {
                 // Audio only: the playhead moves back a chunk of audio at a time.
                 let chunk =
@@ -106,6 +107,7 @@ final class ReverseStepper {
             }
             if from > t { transport.advanceVirtualHost(by: from - t, rate: rate) }
             transport.freezeClock(at: t)
+            if let shown { core.presenter.present(shown, session: session, backwards: true) }
         } else {
             t = transport.now()
             if t < lower { t = lower }

@@ -47,11 +47,11 @@ final class VirtualStepper {
             if !plays { audio.renderer.discard(before: t) }
         }
         if let end, t > end { t = end }
-        presenter.presentDue(session, upTo: t, untimed: true)
         if transport.isUntimed {
             transport.advanceVirtualHost(by: t - from, rate: rate)
             transport.freezeClock(at: t)
         }
+        presenter.presentDue(session, upTo: t, untimed: true)
         core.advanceObservers(to: t)
         if core.checkEnd(session, at: t, end: end) { return 0 }
         core.publishBuffer(session)
