@@ -118,7 +118,8 @@ final class PlaySession {
         case .unknown:
             return
         case .readyToPlay:
-            events.emit("status", fields.merging(["status": "readyToPlay"]) { a, _ in a })
+            let ready: [String: Any] = ["status": "readyToPlay", "pitch": item.audioTimePitchAlgorithm.rawValue]
+            events.emit("status", fields.merging(ready) { a, _ in a })
             updateSelectionNames(item)
             if let start = options.start, !startApplied {
                 startApplied = true
