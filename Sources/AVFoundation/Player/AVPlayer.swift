@@ -397,10 +397,6 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         let engine = engineCreatingIfNeeded()
         let sessions = items.map { $0.attach(to: self, audioFormat: engine.audioFormat) }
         if let first = items.first { engine.setTimePitchAlgorithm(first.playedTimePitchAlgorithm()) }
-        for (item, session) in zip(items, sessions) {
-            let end = item.forwardPlaybackEndTime
-            if end.isNumeric { engine.setForwardPlaybackEndTime(end, for: session) }
-        }
         engine.setQueue(sessions)
     }
 

@@ -9,27 +9,24 @@ extension AVPlayerItem {
 
     /// Joins `player` (traps if it belongs to another, as Apple raises) and makes the engine session.
     func attach(to player: AVPlayer, audioFormat: AudioFormat) -> ItemSession {
-        let (session, isNew): (ItemSession, Bool) = mutate { s in
+        let session: ItemSession = mutate { s in
             if let owner = s.player, owner !== player {
                 apiViolation(
                     "An AVPlayerItem cannot be associated with more than one instance of AVPlayer "
                         + "(\(self) already belongs to \(owner)).")
             }
             s.player = player
-            if let existing = s.session { return (existing, false) }
+            if let existing = s.session { return existing }
             s.attachDate = Date()
             let asset = self.asset
             let session = ItemSession(audioFormat: audioFormat) { [weak self] in
                 try Self.descriptor(for: asset, item: self)
             }
+            // The end times travel with the session (their setters update it after the item's state).
+            session.forwardEndTime = s.forwardPlaybackEndTime.isNumeric ? s.forwardPlaybackEndTime : nil
+            session.reverseEndTime = s.reversePlaybackEndTime.isNumeric ? s.reversePlaybackEndTime : nil
             s.session = session
-            return (session, true)
-        }
-        if isNew, let end = read({ $0.forwardPlaybackEndTime }) as CMTime?, end.isNumeric {
-            player.existingEngine?.setForwardPlaybackEndTime(end, for: session)
-        }
-        if isNew, let end = read({ $0.reversePlaybackEndTime }) as CMTime?, end.isNumeric {
-            player.existingEngine?.setReversePlaybackEndTime(end, for: session)
+            return session
         }
         outputsAttached(session: session, engine: player.existingEngine)
         installVideoCompositor(on: session)

@@ -32,8 +32,6 @@ struct EngineCommand: Sendable {
         case setAutomaticallyWaitsToMinimizeStalling(Bool)
         case setEndAction(EndAction)
         case setVolume(Float, muted: Bool)
-        case setForwardEnd(ItemSession, CMTime?)
-        case setReverseEnd(ItemSession, CMTime?)
         case addVideoSink(any VideoFrameSink)
         case removeVideoSink(ObjectIdentifier)
         case addPeriodicObserver(token: UInt64, interval: CMTime, handler: @Sendable (CMTime) -> Void)

@@ -26,10 +26,6 @@ extension EngineCore {
             endAction = action
         case .setVolume(let volume, let muted):
             audio.setVolume(volume, muted: muted)
-        case .setForwardEnd(let session, let time):
-            setForwardEnd(session, time)
-        case .setReverseEnd(let session, let time):
-            setReverseEnd(session, time)
         case .addVideoSink(let sink):
             presenter.add(sink)
         case .removeVideoSink(let id):
@@ -70,7 +66,7 @@ extension EngineCore {
             let now = transport.stop(asOf: host, freeze: freeze)
             if newRate == 0 { observers.event(at: now) }
         }
-        if newRate != 0, let current = items.current, current.phase == .ready, !seeks.isBusy {
+        if newRate != 0, canStartOnRate, let current = items.current {
             // A ready item starts as of the request, so the time between `play()` and this step counts (a manual
             // virtual clock may have advanced in between).
             startIfNeeded(current.session, host: host)

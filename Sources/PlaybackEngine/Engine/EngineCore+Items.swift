@@ -7,14 +7,6 @@ extension EngineCore {
     func setQueue(_ sessions: [ItemSession]) {
         let oldCurrent = items.currentSession
         let gone = items.replace(with: sessions)
-        for session in sessions {
-            guard let stash = stashedEnds[session.id] else { continue }
-            items.update(session) { state in
-                if let forward = stash.forward { state.forwardEnd = forward }
-                if let reverse = stash.reverse { state.reverseEnd = reverse }
-            }
-        }
-        stashedEnds.removeAll()
         if oldCurrent !== items.currentSession { currentChanged(from: oldCurrent) }
         for session in gone { session.stop() }
     }
@@ -103,26 +95,6 @@ extension EngineCore {
                 transport.setTimeControl(transport.rate != 0 ? .waiting(.noItemToPlay) : .paused)
             }
             if let old { outbox.call { old.stop() } }
-        }
-    }
-
-    // MARK: End times of items not queued yet
-
-    /// Sets the forward end time of `session` (nil: its duration).
-    func setForwardEnd(_ session: ItemSession, _ time: CMTime?) {
-        if items.state(of: session) != nil {
-            items.update(session) { $0.forwardEnd = time }
-        } else {
-            stashedEnds[session.id, default: StashedEnds()].forward = .some(time)
-        }
-    }
-
-    /// Sets the reverse end time of `session` (nil: zero).
-    func setReverseEnd(_ session: ItemSession, _ time: CMTime?) {
-        if items.state(of: session) != nil {
-            items.update(session) { $0.reverseEnd = time }
-        } else {
-            stashedEnds[session.id, default: StashedEnds()].reverse = .some(time)
         }
     }
 }

@@ -41,14 +41,6 @@ final class EngineCore {
     var automaticallyWaits = true
     /// The rate the current item's video decoder was last adapted to (``ItemSession/adaptVideoDecoding(toRate:)``).
     private var decodingRate: (session: UUID, rate: Float)?
-    /// End times set for items not queued yet (they arrive just before the queue that holds them).
-    var stashedEnds: [UUID: StashedEnds] = [:]
-
-    /// End times waiting for their item to be queued (`.some(nil)`: reset to the default).
-    struct StashedEnds {
-        var forward: CMTime??
-        var reverse: CMTime??
-    }
     /// The last command applied.
     private var processed: UInt64 = 0
     /// Commands taken from the mailbox (storage reused).
@@ -122,9 +114,9 @@ final class EngineCore {
         s.itemTimes = items.times
         s.rate = transport.rate
         s.algorithm = transport.algorithm
+        // A rate set now starts the clock from the playhead as of the call exactly when nothing shifts its anchor.
         s.startsOnRate =
-            items.current?.phase == .ready && !seeks.isBusy && transport.startGate == nil
-            && transport.deferredStartHost == nil && !transport.isUntimed
+            canStartOnRate && transport.startGate == nil && transport.deferredStartHost == nil && !transport.isUntimed
         s.statistics.framesPresented = presenter.framesPresented
         s.statistics.framesDropped = presenter.framesDropped
         s.statistics.stalls = loadControl.stalls
@@ -214,6 +206,10 @@ final class EngineCore {
 
     // MARK: Shared by the steppers
 
+    /// Whether a non-zero rate starts the current item's clock when it is set (not at a later step): the item is
+    /// ready (not ended or failed) and no seek is pending or in flight.
+    var canStartOnRate: Bool { items.current?.phase == .ready && !seeks.isBusy }
+
     /// Starts the clock at the playhead as of `host` if it is not running (a stall ends with it).
     func startIfNeeded(_ session: ItemSession, host: UInt64) {
         if transport.start(asOf: host, hasAudio: session.hasAudio) { loadControl.clearStall() }
@@ -221,14 +217,14 @@ final class EngineCore {
 
     /// Item time where the current item ends: its forward end time, else its duration.
     func endTime(_ session: ItemSession) -> CMTime? {
-        if let e = items.current?.forwardEnd { return e }
+        if let e = session.forwardEndTime { return e }
         let duration = session.descriptor.duration
         return duration.isNumeric ? duration : nil
     }
 
     /// Item time where reverse play ends: the reverse end time, else the start.
     func reverseEndTime(_ session: ItemSession) -> CMTime {
-        max(items.current?.reverseEnd ?? .zero, .zero)
+        max(session.reverseEndTime ?? .zero, .zero)
     }
 
     /// Playback moved forwards to `t`: boundary and periodic observers between fire; `t` becomes the playhead.
@@ -265,7 +261,7 @@ final class EngineCore {
     /// Detects the end of forward playback at `t` and applies the end action; true when the item ended.
     func checkEnd(_ session: ItemSession, at t: CMTime, end: CMTime?) -> Bool {
         let outcome = endDetector.evaluate(
-            session, at: t, end: end, forwardEnd: items.current?.forwardEnd,
+            session, at: t, end: end, forwardEnd: session.forwardEndTime,
             audioPlayed: audio.plays(rate: transport.rate, algorithm: transport.algorithm),
             renderer: audio.renderer, realTime: configuration.virtualClock == nil)
         switch outcome {

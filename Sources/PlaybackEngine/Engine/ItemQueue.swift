@@ -28,10 +28,6 @@ struct ItemState {
     let session: ItemSession
     /// See ``Phase``.
     var phase: Phase = .idle
-    /// `forwardPlaybackEndTime` (item time), nil for the item's end.
-    var forwardEnd: CMTime?
-    /// `reversePlaybackEndTime` (item time), nil for zero.
-    var reverseEnd: CMTime?
     /// Whether the picture at the playhead was shown since the item became ready or last landed a seek.
     var hasShownFirstFrame = false
     /// The buffering state last published for the item.

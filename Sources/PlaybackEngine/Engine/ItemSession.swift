@@ -207,6 +207,24 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     }
     private var _volumeCurve: VolumeCurve?
 
+    /// Where forward playback ends (`forwardPlaybackEndTime`, item time); nil: at the item's end. Set by the facade
+    /// from any thread, read by the engine thread at each step.
+    package var forwardEndTime: CMTime? {
+        get { lock.withLock { _forwardEndTime } }
+        set { lock.withLock { _forwardEndTime = newValue } }
+    }
+    /// Guarded by `lock`.
+    private var _forwardEndTime: CMTime?
+
+    /// Where playback at a negative rate ends (`reversePlaybackEndTime`, item time); nil: at zero. Set by the facade
+    /// from any thread, read by the engine thread.
+    package var reverseEndTime: CMTime? {
+        get { lock.withLock { _reverseEndTime } }
+        set { lock.withLock { _reverseEndTime = newValue } }
+    }
+    /// Guarded by `lock`.
+    private var _reverseEndTime: CMTime?
+
     /// Composes each presented picture (AVVideoComposition) before the video sinks get it, given the
     /// frame and its item time; a nil result drops the picture. Called on the engine thread, set by
     /// the facade from any thread; nil presents pictures as decoded.
@@ -354,16 +372,16 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         demuxer.setStreams(routing)
     }
 
-    /// The decoder parameters of stream `index`: read from `source` while it is being prepared (and kept), from
-    /// what was kept afterwards (the demux thread owns the source then).
+    /// The decoder parameters of stream `index`: what was kept, else read from `source` while it is being prepared
+    /// (and kept; afterwards the demux thread owns the source).
     private func parameters(stream index: Int, source: (any MediaSource)?) throws -> CodecParameters {
+        if let kept = lock.withLock({ codecParameters[index] }) { return kept }
         if let source {
             let parameters = try source.codecParameters(stream: index)
             lock.withLock { codecParameters[index] = parameters }
             return parameters
         }
-        guard let kept = lock.withLock({ codecParameters[index] }) else { throw FFmpegError.streamNotFound }
-        return kept
+        throw FFmpegError.streamNotFound
     }
 
     /// A video packet queue, frame queue and decoder for stream `index`.

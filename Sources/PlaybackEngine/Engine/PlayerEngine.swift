@@ -108,14 +108,17 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package func setVolume(_ volume: Float, muted: Bool) { post(.setVolume(volume, muted: muted)) }
 
-    /// Sets where forward playback of `session` ends (invalid: at its end).
+    /// Sets where forward playback of `session` ends (invalid: at its end): an item setting kept on the session,
+    /// queued or not, which the engine reads from its next step on.
     package func setForwardPlaybackEndTime(_ time: CMTime, for session: ItemSession) {
-        post(.setForwardEnd(session, time.isNumeric ? time : nil))
+        session.forwardEndTime = time.isNumeric ? time : nil
+        mailbox.wake()
     }
 
-    /// Sets where playback of `session` at a negative rate ends (invalid: at the start).
+    /// Sets where playback of `session` at a negative rate ends (invalid: at the start); kept on the session.
     package func setReversePlaybackEndTime(_ time: CMTime, for session: ItemSession) {
-        post(.setReverseEnd(session, time.isNumeric ? time : nil))
+        session.reverseEndTime = time.isNumeric ? time : nil
+        mailbox.wake()
     }
 
     /// Adds a sink for the presented pictures (pictures already on their way may still reach a removed sink).

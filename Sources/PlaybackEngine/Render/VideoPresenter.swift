@@ -14,6 +14,8 @@ final class VideoPresenter {
     private var sinks: [any VideoFrameSink] = []
     /// The sinks that take pictures before they are due (kept with `sinks`, not filtered each step).
     private var leadSinks: [any VideoFrameSink] = []
+    /// The longest lead of ``leadSinks`` (seconds); nil without any.
+    private var maximumLead: Double?
     /// Item time of the last picture presented for the current item; pictures at or before it are not shown again
     /// (after a silent repositioning). Reset by seeks and item changes.
     var lastPresented: CMTime?
@@ -38,12 +40,18 @@ final class VideoPresenter {
     func add(_ sink: any VideoFrameSink) {
         guard !sinks.contains(where: { $0 === sink }) else { return }
         sinks.append(sink)
-        leadSinks = sinks.filter { $0.presentationLeadTime > 0 }
+        sinksChanged()
     }
 
     func remove(_ id: ObjectIdentifier) {
         sinks.removeAll { ObjectIdentifier($0) == id }
+        sinksChanged()
+    }
+
+    /// Recomputes what the real-time step reads about the sinks, so it does not every step.
+    private func sinksChanged() {
         leadSinks = sinks.filter { $0.presentationLeadTime > 0 }
+        maximumLead = leadSinks.map(\.presentationLeadTime).max()
     }
 
     /// The sequence was interrupted (a seek, an item change): sinks drop what they queued; `session` is the item
@@ -88,7 +96,7 @@ final class VideoPresenter {
     /// are due within that lead (the queue's next two at most), so an output asked about the next display refresh
     /// already has the picture for it.
     func presentEarly(_ session: ItemSession, upTo t: CMTime, rate: Float) {
-        guard let frames = session.videoFrames, let lead = leadSinks.map(\.presentationLeadTime).max() else { return }
+        guard let lead = maximumLead, let frames = session.videoFrames else { return }
         let mark = earlyPresented.flatMap { $0.session == session.id ? ($0.time, $0.serial) : nil }
         let horizon = t + CMTime(seconds: lead * Double(abs(rate)), preferredTimescale: 1_000_000_000)
         let serialNow = session.videoSerial

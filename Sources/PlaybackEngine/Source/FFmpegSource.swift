@@ -22,6 +22,8 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     private let cancellation: Cancellation
     /// The opened input; set by ``open()`` on the reading thread, then used by that thread only.
     private var format: FormatContext?
+    /// What the input holds, read once by ``open()``.
+    private var openedInfo: MediaInfo?
 
     /// A source for `location` (a path or a URL).
     package init(
@@ -48,7 +50,9 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     package func open() throws(FFmpegError) {
         guard format == nil else { return }
         if cancellation.isCancelled { throw FFmpegError.exit }
-        format = try FormatContext(url: location, options: effectiveOptions, interrupt: cancellation.interrupt)
+        let opened = try FormatContext(url: location, options: effectiveOptions, interrupt: cancellation.interrupt)
+        format = opened
+        openedInfo = opened.info
     }
 
     /// The opened context (a programming error before ``open()``).
@@ -57,7 +61,11 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
         return format
     }
 
-    package var info: MediaInfo { opened.info }
+    /// As probed when the source was opened.
+    package var info: MediaInfo {
+        guard let openedInfo else { preconditionFailure("FFmpegSource used before open()") }
+        return openedInfo
+    }
 
     package var isLive: Bool { !isLocal && opened.durationMicroseconds == nil }
 

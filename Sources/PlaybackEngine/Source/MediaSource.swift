@@ -19,7 +19,7 @@ package protocol MediaSource: AnyObject, Sendable {
     /// `FFmpegError.exit`).
     func open() throws(FFmpegError)
 
-    /// What the input holds (after ``open()``): its streams, timing, metadata.
+    /// What the input holds, as ``open()`` probed it: its streams, timing, metadata.
     var info: MediaInfo { get }
 
     /// Whether the media can be seeked (an index, or a length to search in); after ``open()``.
