@@ -38,13 +38,17 @@ let package = Package(
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
         .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "CoreMedia", "CoreVideo", "CRubberBand"]),
 
+        // HTTP Live Streaming: playlist models and parser (pure, fed by strings), segment fetching, an HLS source behind
+        // the engine's `MediaSource` seam. Depends on the engine, never the reverse.
+        .target(name: "HLS", dependencies: ["PlaybackEngine", "FFmpegBridge", "CoreMedia"]),
+
         // SDL2 audio device and (later) window presenter behind the engine's sink protocols.
         .target(name: "SDLOutput", dependencies: ["CSDL2", "PlaybackEngine"]),
 
         // The public API.
         .target(
             name: "AVFoundation",
-            dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "PlaybackEngine", "SDLOutput"]),
+            dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "PlaybackEngine", "HLS", "SDLOutput"]),
 
         // Shared by every test target: fixtures, frame-index reader, tone analysis, the capturing audio sink and
         // playback dumps (which speak the engine's sink protocols, hence PlaybackEngine).
