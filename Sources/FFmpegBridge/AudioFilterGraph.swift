@@ -75,7 +75,7 @@ package final class AudioFilterGraph {
             (UnsafeMutablePointer<AVFilterContext>, UnsafeMutablePointer<AVFilterContext>)
         )
     {
-        guard var graph = avfilter_graph_alloc() else { fatalError("AudioFilterGraph: out of memory") }
+        guard let graph = avfilter_graph_alloc() else { fatalError("AudioFilterGraph: out of memory") }
         // One thread: the stage runs inside the caller's pull, not on libavfilter's worker threads.
         graph.pointee.nb_threads = 1
         var layoutName = [CChar](repeating: 0, count: 128)

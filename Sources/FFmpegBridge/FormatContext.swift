@@ -14,24 +14,38 @@ public final class FormatContext {
     /// Cancels blocking I/O from any thread.
     public let interrupt: InterruptFlag
     public let url: String
+    /// The custom I/O an input opened with a reader reads through (freed after the context is closed).
+    let customIO: CustomIO?
 
     /// Opens `url` (a path or anything libavformat reads) and probes it (`avformat_find_stream_info`).
     ///
     /// - Parameter options: demuxer/protocol options (`AVDictionary`), e.g. `["user_agent": …]`.
-    public init(
+    public convenience init(
         url: String, options: [String: String] = [:], interrupt: InterruptFlag = InterruptFlag()
+    ) throws(FFmpegError) {
+        try self.init(url: url, options: options, interrupt: interrupt, customIO: nil, formatName: nil)
+    }
+
+    init(
+        url: String, options: [String: String], interrupt: InterruptFlag, customIO: CustomIO?, formatName: String?
     ) throws(FFmpegError) {
         FFmpegLog.configureFromEnvironment()
         self.url = url
         self.interrupt = interrupt
+        self.customIO = customIO
         guard let ctx = avformat_alloc_context() else { throw FFmpegError.posix(ENOMEM) }
         ctx.pointee.interrupt_callback = AVIOInterruptCB(
             callback: InterruptFlag.callback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        if let customIO {
+            ctx.pointee.pb = customIO.context
+            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        }
         var dict: OpaquePointer? = nil
         for (k, v) in options { av_dict_set(&dict, k, v, 0) }
         defer { av_dict_free(&dict) }
         var c: UnsafeMutablePointer<AVFormatContext>? = ctx
-        let rc = avformat_open_input(&c, url, nil, &dict)
+        let format = formatName.flatMap { av_find_input_format($0) }
+        let rc = avformat_open_input(&c, url, format, &dict)
         if rc < 0 {
             // avformat_open_input frees the context on failure.
             throw FFmpegError(code: rc, function: "avformat_open_input")

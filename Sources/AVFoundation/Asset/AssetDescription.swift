@@ -59,7 +59,8 @@ struct AssetDescription: Sendable {
         let media: MediaDescription
         do {
             media = try MediaProbe.describe(
-                url: url, options: SourceOptions(assetOptions: options), cancellation: cancellation)
+                url: url, options: SourceOptions(assetOptions: options), cancellation: cancellation,
+                factory: .avFoundation)
         } catch let failure as any MediaFailure {
             throw AVError.openFailure(url, failure)
         } catch {

@@ -72,6 +72,7 @@ extension AVPlayerItem {
             duration: description.duration)
         // Played as it was probed: the asset's user agent and header fields.
         descriptor.sourceOptions = SourceOptions(assetOptions: asset.loader.options)
+        descriptor.sourceFactory = .avFoundation
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming
         if let forward = item?.read({ $0.preferredForwardBufferDuration }), forward > 0 {
             descriptor.forwardBufferDuration = forward

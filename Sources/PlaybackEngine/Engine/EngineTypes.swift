@@ -9,6 +9,8 @@ package struct ItemDescriptor: Sendable {
     package var sourceOptions = SourceOptions()
     /// Further demuxer/protocol options, as they are.
     package var options: [String: String]
+    /// Makes the source that reads ``location``.
+    package var sourceFactory = MediaSourceFactory.ffmpeg
     /// Container stream index of the video to present, if any (chosen from ``streamPreferences`` when set).
     package var videoStream: Int?
     /// Container stream index of the audio to play, if any (chosen from ``streamPreferences`` when set).

@@ -77,10 +77,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     package var hasVideo: Bool { descriptor.videoStream != nil }
     package var hasAudio: Bool { descriptor.audioStream != nil }
 
-    /// The source that reads `descriptor`'s media (today libavformat's; an HTTP Live Streaming source joins here).
+    /// The source that reads `descriptor`'s media, made by its factory (libavformat's, or the HLS module's).
     package static func makeSource(for descriptor: ItemDescriptor) -> any MediaSource {
-        FFmpegSource(
-            location: descriptor.location, sourceOptions: descriptor.sourceOptions, options: descriptor.options)
+        descriptor.sourceFactory.make(
+            descriptor.location, descriptor.sourceOptions, descriptor.options, Cancellation())
     }
 
     /// Opens the source, chooses the streams, starts the pipeline and waits for the first decoded frames (or the

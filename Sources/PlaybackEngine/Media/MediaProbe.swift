@@ -12,13 +12,14 @@ package enum MediaProbe {
     /// - Parameters:
     ///   - options: how to open a network input (ignored for file URLs).
     ///   - cancellation: cancels the probe from another thread.
+    ///   - factory: makes the source (the one playback will use).
     /// - Throws: a ``MediaFailure``: why the input could not be opened or probed (kind ``MediaFailureKind/cancelled``
     ///   when cancelled or timed out).
     package static func describe(
-        url: URL, options: SourceOptions, cancellation: Cancellation
+        url: URL, options: SourceOptions, cancellation: Cancellation, factory: MediaSourceFactory = .ffmpeg
     ) throws -> MediaDescription {
         // The same source playback reads, so an asset is opened exactly as its items will be.
-        let source = FFmpegSource(location: url.mediaLocation, sourceOptions: options, cancellation: cancellation)
+        let source = factory.make(url.mediaLocation, options, [:], cancellation)
         try source.open()
         return MediaDescription(source.info)
     }

@@ -1,0 +1,105 @@
+import CFFmpeg
+
+/// Bytes for an input that libavformat reads through a custom I/O context instead of a protocol: what an HTTP Live
+/// Streaming source feeds its segments through (libavformat's own `hls` demuxer reads its segments the same way).
+///
+/// Called on the thread that reads the ``FormatContext`` (opening, probing, reading packets).
+public protocol ByteStreamReader: AnyObject {
+    /// Copies at most `buffer.count` bytes of the stream into `buffer` and returns how many: 0 only at the end of
+    /// the stream. May block until bytes arrive; throws what prevented reading (`FFmpegError.exit` when
+    /// interrupted).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FFmpegError) -> Int
+}
+
+/// The custom I/O context of a ``FormatContext``: the `AVIOContext`, its buffer, and the retained reader.
+final class CustomIO {
+    /// Bytes libavformat asks for at a time (its own protocols use 32 KiB; segments arrive in larger pieces).
+    static let bufferSize: Int32 = 64 * 1024
+
+    private(set) var context: UnsafeMutablePointer<AVIOContext>?
+    private let reader: Unmanaged<ReaderBox>
+
+    /// Holds the reader for the C callback (`opaque`).
+    final class ReaderBox {
+        let reader: any ByteStreamReader
+        init(_ reader: any ByteStreamReader) { self.reader = reader }
+    }
+
+    init(reader: any ByteStreamReader) throws(FFmpegError) {
+        self.reader = Unmanaged.passRetained(ReaderBox(reader))
+        guard let buffer = av_malloc(Int(Self.bufferSize)) else {
+            self.reader.release()
+            throw FFmpegError.posix(ENOMEM)
+        }
+        guard
+            let context = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Self.bufferSize, 0, self.reader.toOpaque(), Self.read,
+                nil, nil)
+        else {
+            av_free(buffer)
+            self.reader.release()
+            throw FFmpegError.posix(ENOMEM)
+        }
+        self.context = context
+    }
+
+    deinit {
+        if let context {
+            // libavformat may have replaced the buffer it was given; free the one it holds now.
+            av_freep(&context.pointee.buffer)
+            var pointer: UnsafeMutablePointer<AVIOContext>? = context
+            avio_context_free(&pointer)
+        }
+        reader.release()
+    }
+
+    /// Forgets what is buffered, as after a seek: the next read asks the reader again. The position jumps back
+    /// to 0, which is how the MPEG-TS demuxer notices a discontinuity and drops its half-assembled packets.
+    func discardBuffered() {
+        guard let context else { return }
+        context.pointee.buf_ptr = context.pointee.buffer
+        context.pointee.buf_end = context.pointee.buffer
+        context.pointee.pos = 0
+        context.pointee.eof_reached = 0
+        context.pointee.error = 0
+    }
+
+    /// The C read callback: `opaque` is the retained ``ReaderBox``.
+    private static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 =
+        { opaque, buffer, size in
+            guard let opaque, let buffer, size > 0 else { return FFmpegError.endOfFile.code }
+            let box = Unmanaged<ReaderBox>.fromOpaque(opaque).takeUnretainedValue()
+            do throws(FFmpegError) {
+                let count = try box.reader.read(
+                    into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+                return count > 0 ? Int32(min(count, Int(size))) : FFmpegError.endOfFile.code
+            } catch {
+                return error.code
+            }
+        }
+}
+
+extension FormatContext {
+    /// Opens an input whose bytes come from `reader` (a custom `AVIOContext`) and probes it.
+    ///
+    /// - Parameters:
+    ///   - name: what the input is called in logs (its URL).
+    ///   - formatName: the demuxer to use ("mpegts", "mov" …); nil probes the first bytes.
+    ///   - options: demuxer options.
+    public convenience init(
+        reader: any ByteStreamReader, name: String, formatName: String? = nil, options: [String: String] = [:],
+        interrupt: InterruptFlag = InterruptFlag()
+    ) throws(FFmpegError) {
+        let io = try CustomIO(reader: reader)
+        try self.init(url: name, options: options, interrupt: interrupt, customIO: io, formatName: formatName)
+    }
+
+    /// Forgets the bytes and packets read ahead, so that reading continues with what the reader delivers next (the
+    /// reader was repositioned, e.g. at another segment): libavformat's own `hls` demuxer does the same on a seek.
+    /// Only for an input opened with a reader.
+    public func discardBufferedInput() {
+        guard let customIO else { return }
+        customIO.discardBuffered()
+        avformat_flush(raw)
+    }
+}

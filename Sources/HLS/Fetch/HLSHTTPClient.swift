@@ -1,0 +1,163 @@
+import FFmpegBridge
+import Foundation
+import PlaybackEngine
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Fetches an HLS presentation's playlists, keys and segments over one `URLSession` (connections kept alive between
+/// requests), streaming each body into an ``HTTPBodyStream`` as it arrives.
+///
+/// Only `http` and `https` are fetched, also across redirects: a remote playlist can never make the player read a
+/// local file or another scheme. Thread-safe; ``invalidate()`` ends every transfer.
+final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let options: SourceOptions
+    private let lock = NSLock()
+    /// Guarded by `lock`: the bodies of the transfers in flight, by task.
+    private var streams: [Int: HTTPBodyStream] = [:]
+    /// Guarded by `lock`.
+    private var session: URLSession?
+    private var invalidated = false
+
+    init(options: SourceOptions) {
+        self.options = options
+        super.init()
+        let configuration = URLSessionConfiguration.ephemeral
+        let timeout = Double(options.readTimeoutMicroseconds) / 1e6
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = 4
+        var headers = options.headers
+        if let agent = options.userAgent { headers["User-Agent"] = agent }
+        configuration.httpAdditionalHeaders = headers
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "oavf.hls.http"
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Whether `url` may be fetched: `http` or `https` only.
+    static func isFetchable(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// Starts a GET of `url` (of `range` of it, when given) and returns its body stream at once.
+    func start(_ url: URL, range: ClosedRange<Int64>? = nil) -> HTTPBodyStream {
+        let stream = HTTPBodyStream(url: url)
+        guard Self.isFetchable(url) else {
+            stream.finish(error: Self.forbidden(url))
+            return stream
+        }
+        var request = URLRequest(url: url)
+        if let range { request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range") }
+        let task: URLSessionDataTask? = lock.withLock {
+            guard !invalidated, let session else { return nil }
+            let task = session.dataTask(with: request)
+            streams[task.taskIdentifier] = stream
+            return task
+        }
+        guard let task else {
+            stream.finish(error: FFmpegError.exit)
+            return stream
+        }
+        task.resume()
+        return stream
+    }
+
+    /// Fetches the whole of `url` (a playlist or a key; at most `limit` bytes). Blocking.
+    func fetch(_ url: URL, limit: Int, isInterrupted: () -> Bool) throws(FFmpegError) -> (data: Data, url: URL) {
+        let stream = start(url)
+        let data = try stream.readAll(limit: limit, isInterrupted: isInterrupted)
+        return (data, stream.responseURL ?? url)
+    }
+
+    /// Abandons every transfer and releases the session once they end (see ``HTTPBodyStream/cancel()`` for why
+    /// tasks are not cancelled).
+    func invalidate() {
+        let (session, pending): (URLSession?, [HTTPBodyStream]) = lock.withLock {
+            invalidated = true
+            defer {
+                self.session = nil
+                streams.removeAll()
+            }
+            return (self.session, Array(streams.values))
+        }
+        for stream in pending { stream.cancel() }
+        session?.finishTasksAndInvalidate()
+    }
+
+    private func stream(for task: URLSessionTask) -> HTTPBodyStream? {
+        lock.withLock { streams[task.taskIdentifier] }
+    }
+
+    static func forbidden(_ url: URL) -> FFmpegError {
+        FFmpegError(code: FFmpegError.posix(EPERM).code, function: "HLS: only http and https are fetched, not \(url)")
+    }
+
+    /// The error a response status means (nil for success).
+    static func failure(status: Int, url: URL) -> FFmpegError? {
+        let function = "HLS GET \(url.absoluteString): HTTP \(status)"
+        switch status {
+        case 200..<300: return nil
+        case 400: return FFmpegError(code: FFmpegError.httpBadRequest.code, function: function)
+        case 401: return FFmpegError(code: FFmpegError.httpUnauthorized.code, function: function)
+        case 403: return FFmpegError(code: FFmpegError.httpForbidden.code, function: function)
+        case 404: return FFmpegError(code: FFmpegError.httpNotFound.code, function: function)
+        case 400..<500: return FFmpegError(code: FFmpegError.httpOther4xx.code, function: function)
+        default: return FFmpegError(code: FFmpegError.httpServerError.code, function: function)
+        }
+    }
+
+    /// The error a transport failure means.
+    static func failure(_ error: any Error, url: URL) -> FFmpegError {
+        let function = "HLS GET \(url.absoluteString): \(error.localizedDescription)"
+        let code = (error as? URLError)?.code
+        switch code {
+        case .cancelled?: return FFmpegError(code: FFmpegError.exit.code, function: function)
+        case .timedOut?: return FFmpegError(code: FFmpegError.posix(ETIMEDOUT).code, function: function)
+        case .cannotConnectToHost?, .cannotFindHost?:
+            return FFmpegError(code: FFmpegError.posix(ECONNREFUSED).code, function: function)
+        case .networkConnectionLost?: return FFmpegError(code: FFmpegError.posix(ECONNRESET).code, function: function)
+        default: return FFmpegError(code: FFmpegError.posix(EIO).code, function: function)
+        }
+    }
+
+    // MARK: URLSessionDataDelegate (on the session's delegate queue)
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let stream = stream(for: dataTask) else { return completionHandler(.cancel) }
+        let http = response as? HTTPURLResponse
+        if let http { stream.received(response: http) }
+        if let error = http.flatMap({
+            Self.failure(status: $0.statusCode, url: dataTask.originalRequest?.url ?? stream.url)
+        }) {
+            stream.finish(error: error)
+            return completionHandler(.cancel)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        stream(for: dataTask)?.append(data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        if let url = request.url, Self.isFetchable(url) { return completionHandler(request) }
+        stream(for: task)?.finish(error: Self.forbidden(request.url ?? URL(fileURLWithPath: "/")))
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let stream = lock.withLock { streams.removeValue(forKey: task.taskIdentifier) }
+        guard let stream else { return }
+        stream.finish(error: error.map { Self.failure($0, url: stream.url) })
+    }
+}

@@ -1,0 +1,135 @@
+import FFmpegBridge
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The body of one HTTP response as it arrives: the network side appends, one reader takes bytes out, blocking until
+/// they arrive, the body ends, the transfer fails or the reader's source is interrupted.
+///
+/// Thread-safe: URLSession's delegate queue writes, the demux (or preparation) thread reads.
+final class HTTPBodyStream: @unchecked Sendable {
+    /// The URL asked for.
+    let url: URL
+    private let condition = NSCondition()
+    /// Guarded by `condition`: bytes received and not yet read.
+    private var pending = Data()
+    private var pendingOffset = 0
+    private var finished = false
+    private var failure: FFmpegError?
+    private var received: Int64 = 0
+    private var status: Int?
+    private var finalURL: URL?
+    /// Set by ``cancel()``: what still arrives is dropped.
+    private var abandoned = false
+
+    init(url: URL) {
+        self.url = url
+    }
+
+    // MARK: Network side
+
+    func received(response: HTTPURLResponse) {
+        condition.withLock {
+            status = response.statusCode
+            finalURL = response.url
+        }
+    }
+
+    func append(_ data: Data) {
+        condition.withLock {
+            guard !abandoned else { return }
+            if pendingOffset > 0 && pendingOffset == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingOffset = 0
+            }
+            pending.append(data)
+            received += Int64(data.count)
+            condition.broadcast()
+        }
+    }
+
+    func finish(error: FFmpegError?) {
+        condition.withLock {
+            guard !finished else { return }
+            finished = true
+            failure = error
+            condition.broadcast()
+        }
+    }
+
+    // MARK: Reader side
+
+    /// Bytes received so far.
+    var bytesReceived: Int64 { condition.withLock { received } }
+
+    /// Whether the whole body arrived (or the transfer failed).
+    var isFinished: Bool { condition.withLock { finished } }
+
+    /// The URL the body came from, after redirects (nil before the response).
+    var responseURL: URL? { condition.withLock { finalURL } }
+
+    /// Copies up to `buffer.count` bytes; 0 at the end of the body. Blocks until bytes arrive; throws the transfer's
+    /// failure, or `FFmpegError.exit` once `isInterrupted` says so (polled every 50 ms).
+    func read(into buffer: UnsafeMutableRawBufferPointer, isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let available = pending.count - pendingOffset
+            if available > 0 {
+                let count = min(available, buffer.count)
+                pending.withUnsafeBytes { bytes in
+                    buffer.copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: bytes[pendingOffset..<pendingOffset + count]))
+                }
+                pendingOffset += count
+                return count
+            }
+            if let failure { throw failure }
+            if finished { return 0 }
+            if isInterrupted() { throw FFmpegError.exit }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+    }
+
+    /// Reads the whole body (at most `limit` bytes, else `FFmpegError` `EFBIG`).
+    func readAll(limit: Int, isInterrupted: () -> Bool) throws(FFmpegError) -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            var count = 0
+            var failure: FFmpegError?
+            chunk.withUnsafeMutableBytes { bytes in
+                do throws(FFmpegError) {
+                    count = try read(into: bytes, isInterrupted: isInterrupted)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            if count == 0 { return data }
+            data.append(contentsOf: chunk[0..<count])
+            if data.count > limit {
+                cancel()
+                throw FFmpegError(code: FFmpegError.posix(EFBIG).code, function: "HLS GET \(url.absoluteString)")
+            }
+        }
+    }
+
+    /// Abandons the body: a reader still waiting gets `FFmpegError.exit`, and what still arrives is dropped. The
+    /// transfer itself runs to its end (bounded by the request timeout): cancelling a `URLSessionTask` that is
+    /// completing at that moment traps inside FoundationNetworking on Linux ("a task that is not in the registry").
+    func cancel() {
+        condition.withLock {
+            abandoned = true
+            pending = Data()
+            pendingOffset = 0
+            if !finished {
+                finished = true
+                failure = FFmpegError.exit
+                condition.broadcast()
+            }
+        }
+    }
+}
