@@ -12,20 +12,51 @@ final class HLSPlaybackTests: XCTestCase {
     private static let ladder = LockedBox<URL?>(nil)
     private var server: LoopbackHTTPServer!
 
-    /// A VOD playlist of h264_aac.mp4, made once per run into a temporary folder.
+    /// The date the dated playlist's first segment shows.
+    static let firstDate = Date(timeIntervalSince1970: 1_767_322_800)  // 2026-01-02T03:00:00Z
+
+    /// h264_aac.mp4 as HLS, made once per run into a temporary folder: `vod.m3u8` (five 2 s TS segments), `dated.m3u8`
+    /// (the same with `EXT-X-PROGRAM-DATE-TIME`), `master.m3u8` (two variants), `aes.m3u8` (AES-128 segments),
+    /// `wrongkey.m3u8` (the same with another key), `evil.m3u8` (a segment at a `file:` URL).
     private static func vodFolder() throws -> URL {
         if let made = ladder.withLock({ $0 }) { return made }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-hls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let result = try Subprocess.run(
-            "ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-i", try fixture(.h264AAC).path, "-c", "copy", "-f", "hls", "-hls_time",
-                "2",
-                "-hls_playlist_type", "vod", "-hls_segment_filename", folder.appendingPathComponent("seg%d.ts").path,
-                folder.appendingPathComponent("vod.m3u8").path,
-            ])
-        guard result.status == 0 else { throw XCTSkip("ffmpeg could not segment: \(result.stderr)") }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        func segment(_ extra: [String], playlist: String, segments: String) throws {
+            let result = try Subprocess.run(
+                "ffmpeg",
+                ["-nostdin", "-v", "error", "-i", try fixture(.h264AAC).path, "-c", "copy", "-f", "hls"] + extra + [
+                    "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_filename", path(segments),
+                    path(playlist),
+                ])
+            guard result.status == 0 else { throw XCTSkip("ffmpeg could not segment: \(result.stderr)") }
+        }
+        try segment([], playlist: "vod.m3u8", segments: "seg%d.ts")
+        // AES-128 with a fixed key; the IV is the media sequence number (no IV attribute).
+        try Data((0..<16).map { UInt8($0 * 7 + 1) }).write(to: URL(fileURLWithPath: path("aes.key")))
+        try Data((0..<16).map { UInt8($0 * 5 + 2) }).write(to: URL(fileURLWithPath: path("wrong.key")))
+        try "aes.key\n\(path("aes.key"))\n".write(toFile: path("keyinfo"), atomically: true, encoding: .utf8)
+        try segment(["-hls_key_info_file", path("keyinfo")], playlist: "aes.m3u8", segments: "aes%d.ts")
+        let vod = try String(contentsOfFile: path("vod.m3u8"), encoding: .utf8)
+        let aes = try String(contentsOfFile: path("aes.m3u8"), encoding: .utf8)
+        let dated = vod.replacingOccurrences(
+            of: "#EXTINF", with: "#EXT-X-PROGRAM-DATE-TIME:2026-01-02T03:00:00.000Z\n#EXTINF", options: [],
+            range: vod.range(of: "#EXTINF"))
+        let playlists = [
+            "dated.m3u8": dated,
+            "wrongkey.m3u8": aes.replacingOccurrences(of: "aes.key", with: "wrong.key"),
+            "evil.m3u8": vod.replacingOccurrences(of: "seg1.ts", with: "file:///etc/passwd"),
+            "master.m3u8": """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=320x240,CODECS="avc1.64000d,mp4a.40.2"
+            vod.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=1800000,RESOLUTION=320x240,CODECS="avc1.64000d,mp4a.40.2"
+            aes.m3u8
+
+            """,
+        ]
+        for (name, text) in playlists { try text.write(toFile: path(name), atomically: true, encoding: .utf8) }
         ladder.withLock { $0 = folder }
         return folder
     }
@@ -120,6 +151,71 @@ final class HLSPlaybackTests: XCTestCase {
         let error = try XCTUnwrap(item.error as NSError?)
         XCTAssertEqual(error.domain, AVFoundationErrorDomain)
         XCTAssertEqual(error.code, AVError.Code.contentIsUnavailable.rawValue, error.localizedDescription)
+        withExtendedLifetime(player) {}
+    }
+
+    func test_programDateTime_givesCurrentDate_andDateSeeksLandOnTheirFrame() throws {
+        let (v, item) = try readyPlayer("dated.m3u8")
+        let first = try XCTUnwrap(v.frames.entries.first)
+        let start = try XCTUnwrap(item.currentDate())
+        XCTAssertEqual(start.timeIntervalSince(Self.firstDate), item.currentTime().seconds, accuracy: 0.001)
+        XCTAssertTrue(seek(item, 5))
+        XCTAssertEqual(try XCTUnwrap(item.currentDate()).timeIntervalSince(Self.firstDate), 5, accuracy: 0.001)
+        let done = LockedBox<Bool?>(nil)
+        XCTAssertTrue(item.seek(to: Self.firstDate.addingTimeInterval(3.3)) { ok in done.withLock { $0 = ok } })
+        waitUntil("date seek") { done.withLock { $0 } != nil }
+        XCTAssertEqual(done.withLock { $0 }, true)
+        XCTAssertEqual(item.currentTime().seconds, 3.3, accuracy: 0.001)
+        XCTAssertEqual(v.frames.indices.last ?? nil, Int(((3.3 - first.time.seconds) * 30).rounded(.down)))
+    }
+
+    func test_withoutProgramDateTime_thereIsNoDate_andDateSeeksAreNotStarted() throws {
+        let (_, item) = try readyPlayer()
+        XCTAssertNil(item.currentDate())
+        let done = LockedBox<[Bool]>([])
+        XCTAssertFalse(item.seek(to: Self.firstDate) { ok in done.withLock { $0.append(ok) } })
+        XCTAssertEqual(done.withLock { $0 }, [false])
+    }
+
+    func test_multivariantPlaylist_playsItsFirstVariant() throws {
+        let (v, item) = try readyPlayer("master.m3u8")
+        XCTAssertEqual(item.presentationSize, CGSize(width: 320, height: 240))
+        XCTAssertTrue(seek(item, 7.5))
+        let first = try XCTUnwrap(v.frames.entries.first)
+        XCTAssertEqual(v.frames.indices.last ?? nil, Int(((7.5 - first.time.seconds) * 30).rounded(.down)))
+    }
+
+    func test_aes128Segments_areDecrypted_andPlayEveryFrame() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: server.url("aes.m3u8"))
+        let ended = LockedBox(false)
+        let token = NotificationCenter.default.addObserver(
+            forName: .AVPlayerItemDidPlayToEndTime, object: item, queue: nil
+        ) { _ in ended.withLock { $0 = true } }
+        defer { NotificationCenter.default.removeObserver(token) }
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ended.withLock { $0 } || item.status == .failed }
+        XCTAssertNil(item.error)
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<300))
+    }
+
+    func test_aes128WithTheWrongKey_failsWithAnError_notACrash() throws {
+        let item = AVPlayerItem(url: server.url("wrongkey.m3u8"))
+        let player = AVPlayer(playerItem: item)
+        waitUntil("failed", timeout: 20) { item.status == .failed }
+        let error = try XCTUnwrap(item.error as NSError?)
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertTrue(error.localizedDescription.contains("key"), error.localizedDescription)
+        withExtendedLifetime(player) {}
+    }
+
+    func test_remotePlaylist_cannotReadALocalFile() throws {
+        let item = AVPlayerItem(url: server.url("evil.m3u8"))
+        let player = AVPlayer(playerItem: item)
+        waitUntil("failed", timeout: 20) { item.status == .failed }
+        let error = try XCTUnwrap(item.error as NSError?)
+        XCTAssertTrue(error.localizedDescription.contains("file:///etc/passwd"), error.localizedDescription)
         withExtendedLifetime(player) {}
     }
 }

@@ -66,8 +66,24 @@ extension AVError {
         return nil
     }
 
-    /// Maps a failure to open or probe `url`.
+    /// Maps a failure to open or probe `url`. A failure of the HLS source names the request or playlist line that
+    /// failed (its `function` starts with "HLS"): that text becomes the error's failure reason, and for a playlist or
+    /// key that can't be used, its description.
     static func openFailure(_ url: URL, _ error: any MediaFailure) -> AVError {
+        let mapped = libraryOpenFailure(url, error)
+        guard error.function.hasPrefix("HLS") else { return mapped }
+        if error.kind == .invalidData || error.kind == .unsupported {
+            let code: Code = error.kind == .unsupported ? .formatUnsupported : .fileFailedToParse
+            return .media(
+                code, "“\(displayName(url))” can’t be played: \(error.function).", reason: error.function, url: url,
+                ffmpeg: error)
+        }
+        var info = mapped.errorUserInfo
+        info[NSLocalizedFailureReasonErrorKey] = info[NSLocalizedFailureReasonErrorKey] ?? error.function
+        return AVError(mapped.code, userInfo: info)
+    }
+
+    private static func libraryOpenFailure(_ url: URL, _ error: any MediaFailure) -> AVError {
         let name = displayName(url)
         if error.kind == .cancelled {
             return .media(.operationCancelled, "Loading “\(name)” was cancelled or timed out.", url: url, ffmpeg: error)

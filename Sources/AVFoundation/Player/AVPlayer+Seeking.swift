@@ -57,16 +57,23 @@ extension AVPlayerItem {
         engine.step(session, by: stepCount)
     }
 
-    /// The date of the current time for media with a date mapping (HLS program date time); nil for
-    /// files, which have none.
-    public func currentDate() -> Date? { nil }
+    /// The date of the current time for media with a date mapping (HLS `EXT-X-PROGRAM-DATE-TIME`); nil for
+    /// files and streams without one.
+    public func currentDate() -> Date? {
+        read { $0.session }?.date(atItemTime: currentTime())
+    }
 
-    /// Seeks to a date of date-mapped media; completes `false` at once for media without a date
-    /// mapping (files) and returns whether the seek was started.
+    /// Seeks to a date of date-mapped media (exactly, as Apple's date seeks land) and returns whether the seek was
+    /// started; without a date mapping (files, streams without program date time) nothing is started, the handler
+    /// completes `false` and the result is `false`.
     @discardableResult
     public func seek(to date: Date, completionHandler: (@Sendable (Bool) -> Void)? = nil) -> Bool {
-        completionHandler?(false)
-        return false
+        guard status == .readyToPlay, let time = read({ $0.session })?.itemTime(showing: date) else {
+            completionHandler?(false)
+            return false
+        }
+        seek(to: time, toleranceBefore: .zero, toleranceAfter: .zero, completionHandler: completionHandler)
+        return true
     }
 
     public func seek(to time: CMTime) async -> Bool {

@@ -35,6 +35,9 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) var mediaPlaylist: HLSMediaPlaylist?
     /// Container time (microseconds) of the start of the playlist's first listed segment.
     private var playlistStartMicroseconds: Int64 = 0
+    /// Guards `publishedDateMapping`, which callers on any thread read.
+    private let dateLock = NSLock()
+    private var publishedDateMapping: DateMapping?
     /// When the media playlist was last loaded, and whether that reload changed it (live).
     private var lastReload = Date()
     private var lastReloadChanged = true
@@ -109,6 +112,19 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
         lastReload = Date()
+        publishDateMapping(of: playlist)
+    }
+
+    package var dateMapping: DateMapping? { dateLock.withLock { publishedDateMapping } }
+
+    /// Every segment's program date time, at the container time its segment starts.
+    private func publishDateMapping(of playlist: HLSMediaPlaylist) {
+        let start = Double(playlistStartMicroseconds) / 1e6
+        let anchors = playlist.segments.indices.compactMap { index in
+            playlist.segments[index].programDateTime.map { (start + playlist.startOffset(ofSegment: index), $0) }
+        }
+        let mapping = DateMapping(anchors: anchors)
+        dateLock.withLock { publishedDateMapping = mapping }
     }
 
     /// Where playback of `playlist` starts: `EXT-X-START` when given, else the first segment (VOD) or three target
@@ -167,6 +183,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                     .rounded())
                 mediaPlaylist = reloaded
                 feed.replace(playlist: reloaded)
+                publishDateMapping(of: reloaded)
                 if feed.nextIndex < reloaded.segments.count { return true }
             }
             if reloaded.hasEndList { return feed.nextIndex < reloaded.segments.count }

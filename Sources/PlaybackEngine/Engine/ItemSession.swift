@@ -286,6 +286,18 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         return CMTimeRange(start: itemTime(range.start), duration: range.duration)
     }
 
+    /// The date shown at `itemTime` (HLS program date time); nil for media without dates.
+    package func date(atItemTime itemTime: CMTime) -> Date? {
+        guard itemTime.isNumeric, let mapping = lock.withLock({ source })?.dateMapping else { return nil }
+        return mapping.date(atSeconds: containerTime(itemTime).seconds)
+    }
+
+    /// The item time that shows `date`; nil for media without dates.
+    package func itemTime(showing date: Date) -> CMTime? {
+        guard let mapping = lock.withLock({ source })?.dateMapping else { return nil }
+        return itemTime(CMTime(seconds: mapping.seconds(at: date), preferredTimescale: 1_000_000))
+    }
+
     /// Another, unopened source for the item's media (reverse play reads its own).
     package func makeIndependentSource() -> any MediaSource {
         lock.withLock { source }?.makeIndependentSource() ?? Self.makeSource(for: descriptor)

@@ -73,9 +73,16 @@ package protocol MediaSource: AnyObject, Sendable {
 
     /// Another, unopened source for the same media with the same options (reverse play reads its own). Any thread.
     func makeIndependentSource() -> any MediaSource
+
+    /// How container times map to dates (HLS program date time), as last known; nil for media without dates (files).
+    /// Any thread.
+    var dateMapping: DateMapping? { get }
 }
 
 extension MediaSource {
+    /// Files carry no date mapping.
+    package var dateMapping: DateMapping? { nil }
+
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
         try seek(toMicroseconds: microseconds, minimum: Int64.min, maximum: Int64.max)
