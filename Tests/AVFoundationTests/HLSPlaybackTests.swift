@@ -218,4 +218,46 @@ final class HLSPlaybackTests: XCTestCase {
         XCTAssertTrue(error.localizedDescription.contains("file:///etc/passwd"), error.localizedDescription)
         withExtendedLifetime(player) {}
     }
+
+    /// A live media playlist over the VOD's segments `first...last` (media sequence `first`), ending when `ended`.
+    private func writeLive(_ name: String, first: Int, last: Int, ended: Bool = false) throws {
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        for index in first...last { text += "#EXTINF:2.000000,\nseg\(index).ts\n" }
+        if ended { text += "#EXT-X-ENDLIST\n" }
+        try text.write(
+            to: try Self.vodFolder().appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    func test_live_startsThreeTargetDurationsFromTheEdge_followsReloads_andEndsWithTheList() throws {
+        let name = "live-\(UUID().uuidString).m3u8"
+        try writeLive(name, first: 0, last: 3)
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: server.url(name))
+        let ended = LockedBox(false)
+        let token = NotificationCenter.default.addObserver(
+            forName: .AVPlayerItemDidPlayToEndTime, object: item, queue: nil
+        ) { _ in ended.withLock { $0 = true } }
+        defer { NotificationCenter.default.removeObserver(token) }
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 20) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        XCTAssertTrue(item.duration.isIndefinite)
+        // Eight seconds listed, playback starts 6 s (three target durations) before the edge: at segment 1.
+        waitUntil("first frame") { !v.frames.entries.isEmpty }
+        XCTAssertEqual(v.frames.indices.first ?? nil, 60)
+        // The window slides by a segment; playback reads on into it after a reload.
+        try writeLive(name, first: 1, last: 4)
+        v.player.play()
+        // (The last pictures of the last segment listed wait in the demuxer and decoder for what follows them.)
+        waitUntil("segment 4", timeout: 30) { v.frames.indices.contains(280) }
+        waitUntil("window moved", timeout: 10) {
+            item.seekableTimeRanges.map(\.timeRangeValue).first.map { abs($0.end.seconds - 8) < 0.01 } ?? false
+        }
+        XCTAssertFalse(ended.withLock { $0 })
+        // The list ends: playback ends after its last segment.
+        try writeLive(name, first: 2, last: 4, ended: true)
+        waitUntil("end", timeout: 30) { ended.withLock { $0 } || item.status == .failed }
+        XCTAssertNil(item.error)
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(60..<300))
+    }
 }

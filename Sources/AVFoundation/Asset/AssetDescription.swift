@@ -102,7 +102,8 @@ struct AssetDescription: Sendable {
             if !duration.isValid || t.timeRange.end > duration { duration = t.timeRange.end }
         }
         if !duration.isValid { duration = containerDuration ?? .indefinite }
-        self.duration = duration
+        // A live stream has no duration (Apple: `.indefinite` until the playlist ends).
+        self.duration = media.isLive ? .indefinite : duration
         // libavformat estimates durations from the bit rate for some inputs (MP3 without an index,
         // raw streams): that is Apple's "not precise".
         providesPreciseDurationAndTiming = !media.isDurationEstimated

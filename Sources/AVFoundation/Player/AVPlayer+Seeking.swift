@@ -33,9 +33,13 @@ extension AVPlayerItem {
             completionHandler?(false)
             return
         }
+        var time = time
         let seekable = seekableTimeRanges.map(\.timeRangeValue)
         let inside = seekable.contains { $0.containsTime(time) || $0.end == time }
-        guard inside else {
+        if !inside, session.isLive, let window = session.seekableRange {
+            // A live window moves on: a seek behind it lands at its start, one past the live edge at the edge.
+            time = min(max(time, window.start), window.end)
+        } else if !inside {
             completionHandler?(false)
             return
         }

@@ -167,6 +167,15 @@ extension AVPlayerItem {
             s.isPlaybackBufferFull = b.isFull
             s.isPlaybackLikelyToKeepUp = b.isLikelyToKeepUp
         }
+        refreshLiveWindow()
+    }
+
+    /// A live stream's seekable window moves as its playlist is reloaded: publish where it is now.
+    func refreshLiveWindow() {
+        guard let session = read({ $0.session }), session.isLive, let window = session.seekableRange else { return }
+        let ranges = [NSValue(timeRange: CMTimeRange(start: max(window.start, .zero), end: window.end))]
+        guard read({ $0.seekableTimeRanges }) != ranges else { return }
+        set([\.seekableTimeRanges]) { s in s.seekableTimeRanges = ranges }
     }
 
     func appendErrorLog(_ error: AVError) {

@@ -35,9 +35,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) var mediaPlaylist: HLSMediaPlaylist?
     /// Container time (microseconds) of the start of the playlist's first listed segment.
     private var playlistStartMicroseconds: Int64 = 0
-    /// Guards `publishedDateMapping`, which callers on any thread read.
-    private let dateLock = NSLock()
+    /// Guards what callers on any thread read: the date mapping and the live window.
+    private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
+    private var publishedLiveWindow: CMTimeRange?
     /// When the media playlist was last loaded, and whether that reload changed it (live).
     private var lastReload = Date()
     private var lastReloadChanged = true
@@ -112,19 +113,33 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
         lastReload = Date()
-        publishDateMapping(of: playlist)
+        publish(playlist)
     }
 
-    package var dateMapping: DateMapping? { dateLock.withLock { publishedDateMapping } }
+    package var dateMapping: DateMapping? { publishLock.withLock { publishedDateMapping } }
 
-    /// Every segment's program date time, at the container time its segment starts.
-    private func publishDateMapping(of playlist: HLSMediaPlaylist) {
+    package var liveWindow: CMTimeRange? { publishLock.withLock { publishedLiveWindow } }
+
+    /// Publishes what `playlist` says for readers on other threads: every segment's program date time at the
+    /// container time its segment starts, and (live) the window.
+    private func publish(_ playlist: HLSMediaPlaylist) {
         let start = Double(playlistStartMicroseconds) / 1e6
         let anchors = playlist.segments.indices.compactMap { index in
             playlist.segments[index].programDateTime.map { (start + playlist.startOffset(ofSegment: index), $0) }
         }
         let mapping = DateMapping(anchors: anchors)
-        dateLock.withLock { publishedDateMapping = mapping }
+        let window = playlist.isLive ? Self.window(of: playlist, startingAt: playlistStartMicroseconds) : nil
+        publishLock.withLock {
+            publishedDateMapping = mapping
+            publishedLiveWindow = window
+        }
+    }
+
+    /// The container-time range `playlist` covers when its first segment starts at `start` microseconds.
+    private static func window(of playlist: HLSMediaPlaylist, startingAt start: Int64) -> CMTimeRange {
+        CMTimeRange(
+            start: CMTime(microseconds: start),
+            duration: CMTime(seconds: playlist.duration, preferredTimescale: 1_000_000))
     }
 
     /// Where playback of `playlist` starts: `EXT-X-START` when given, else the first segment (VOD) or three target
@@ -183,7 +198,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                     .rounded())
                 mediaPlaylist = reloaded
                 feed.replace(playlist: reloaded)
-                publishDateMapping(of: reloaded)
+                publish(reloaded)
                 if feed.nextIndex < reloaded.segments.count { return true }
             }
             if reloaded.hasEndList { return feed.nextIndex < reloaded.segments.count }
@@ -206,10 +221,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     package var isSeekable: Bool { mediaPlaylist != nil }
 
     package var seekableRange: CMTimeRange? {
-        guard let playlist = mediaPlaylist else { return nil }
-        return CMTimeRange(
-            start: CMTime(microseconds: playlistStartMicroseconds),
-            duration: CMTime(seconds: playlist.duration, preferredTimescale: 1_000_000))
+        mediaPlaylist.map { Self.window(of: $0, startingAt: playlistStartMicroseconds) }
     }
 
     package func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters {

@@ -282,9 +282,14 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     /// The item-time range that can be seeked to (nil before preparation, or when nothing can be).
     package var seekableRange: CMTimeRange? {
-        guard let range = lock.withLock({ seekableContainerRange }) else { return nil }
+        let fixed: CMTimeRange? = lock.withLock { seekableContainerRange }
+        let current: (any MediaSource)? = lock.withLock { source }
+        guard let range = current?.liveWindow ?? fixed else { return nil }
         return CMTimeRange(start: itemTime(range.start), duration: range.duration)
     }
+
+    /// Whether the item is a live stream (its seekable range moves; it has no duration).
+    package var isLive: Bool { lock.withLock { source }?.liveWindow != nil }
 
     /// The date shown at `itemTime` (HLS program date time); nil for media without dates.
     package func date(atItemTime itemTime: CMTime) -> Date? {

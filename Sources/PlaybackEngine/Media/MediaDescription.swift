@@ -22,6 +22,8 @@ package struct MediaDescription: Sendable {
     package var byteSize: Int64?
     /// The container's tags, keys lower-cased ("title", "artist", …).
     package var metadata: [String: String] = [:]
+    /// Whether the media is live (a live or event stream still growing): no duration, a moving seekable window.
+    package var isLive = false
     /// The streams, in container order (``StreamDescription/index`` is the position).
     package var streams: [StreamDescription] = []
 

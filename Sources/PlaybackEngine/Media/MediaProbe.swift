@@ -21,7 +21,9 @@ package enum MediaProbe {
         // The same source playback reads, so an asset is opened exactly as its items will be.
         let source = factory.make(url.mediaLocation, options, [:], cancellation)
         try source.open()
-        return MediaDescription(source.info)
+        var description = MediaDescription(source.info)
+        description.isLive = source.isLive
+        return description
     }
 
     /// The short name of the container format the first bytes of the file at `path` look like, or nil when no

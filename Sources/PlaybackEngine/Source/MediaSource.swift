@@ -77,11 +77,18 @@ package protocol MediaSource: AnyObject, Sendable {
     /// How container times map to dates (HLS program date time), as last known; nil for media without dates (files).
     /// Any thread.
     var dateMapping: DateMapping? { get }
+
+    /// For live media, the container-time range that can be seeked to now (the playlist's window, moving as it is
+    /// reloaded); nil for media whose seekable range is fixed at open (``seekableRange``). Any thread.
+    var liveWindow: CMTimeRange? { get }
 }
 
 extension MediaSource {
     /// Files carry no date mapping.
     package var dateMapping: DateMapping? { nil }
+
+    /// Files have a fixed seekable range.
+    package var liveWindow: CMTimeRange? { nil }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
