@@ -49,9 +49,9 @@ package struct HLSParser: Sendable {
         var lines = LineScanner(bytes)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { lines.position = 3 }
         let body = lines.position
-        guard let first = lines.next(), first.isEmpty == false,
-            String(decoding: first, as: UTF8.self).trimmingCharacters(in: .whitespaces) == "#EXTM3U"
-        else { throw HLSPlaylistError(.notAPlaylist, line: 1, "the first line is not #EXTM3U") }
+        guard let first = lines.next(), first.trimmingBlanks().elementsEqual("#EXTM3U".utf8) else {
+            throw HLSPlaylistError(.notAPlaylist, line: 1, "the first line is not #EXTM3U")
+        }
         lines.position = body
         try checkLimits(&lines)
 
@@ -61,8 +61,7 @@ package struct HLSParser: Sendable {
         var number = 1
         while let line = lines.next() {
             number += 1
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            try reader.read(text, line: number)
+            try reader.read(String(decoding: line.trimmingBlanks(), as: UTF8.self), line: number)
         }
         return try reader.finish()
     }
@@ -78,9 +77,9 @@ package struct HLSParser: Sendable {
                     .lineTooLong, line: number,
                     "the line is \(line.count) bytes long, more than the limit of \(limits.maxLineLength)")
             }
-            guard line.first == .hash, let tag = CountedTag.allCases.first(where: { line.starts(with: $0.prefix) })
+            guard line.count > 7, line.first == .hash,
+                let group = CountedTag.table.first(where: { line.starts(with: $0.prefix) })?.group
             else { continue }
-            let group = tag.group
             counts[group.rawValue] += 1
             let limit = group.limit(limits)
             if counts[group.rawValue] > limit {
@@ -92,6 +91,9 @@ package struct HLSParser: Sendable {
     /// Tags counted against the limits, by the prefix of their line.
     private enum CountedTag: CaseIterable {
         case segment, variant, iFrameVariant, rendition, dateRange, sessionData, sessionKey
+
+        /// Each tag's line prefix and group, made once.
+        static let table = allCases.map { (prefix: $0.prefix, group: $0.group) }
 
         var prefix: [UInt8] {
             switch self {
@@ -138,6 +140,16 @@ package struct HLSParser: Sendable {
                 }
             }
         }
+    }
+}
+
+extension Slice where Base == UnsafeBufferPointer<UInt8> {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate func trimmingBlanks() -> Self {
+        var trimmed = self
+        while let first = trimmed.first, first == .space || first == .tab { trimmed = trimmed.dropFirst() }
+        while let last = trimmed.last, last == .space || last == .tab { trimmed = trimmed.dropLast() }
+        return trimmed
     }
 }
 

@@ -88,7 +88,7 @@ struct HLSPlaylistReader {
         let colon = text.firstIndex(of: ":")
         let name = text[text.index(after: text.startIndex)..<(colon ?? text.endIndex)]
         let value = colon.map { text[text.index(after: $0)...] } ?? ""
-        guard let tag = Tag(rawValue: String(name)) else { return }  // unknown tags are ignored (section 6.3.1)
+        guard let tag = Tag.byName[name] else { return }  // unknown tags are ignored (section 6.3.1)
         if let pendingVariant {
             throw HLSPlaylistError(
                 .missingURI, line: pendingVariant.line,
@@ -175,6 +175,9 @@ struct HLSPlaylistReader {
                     + "(\(resolved.absoluteString)); a playlist read from \(url.scheme ?? "?") may only reference "
                     + allowed)
         }
+        if scheme == "http" || scheme == "https", resolved.host?.isEmpty ?? true {
+            throw error(.invalidURI, "the \(what) \"\(text)\" names no host (\(resolved.absoluteString))")
+        }
         return resolved
     }
 
@@ -207,7 +210,7 @@ struct HLSPlaylistReader {
 }
 
 /// The tags the reader knows, and which kind of playlist each belongs to.
-enum Tag: String {
+enum Tag: String, CaseIterable {
     // Both kinds (RFC 8216 sections 4.3.1, 4.3.5).
     case version = "EXT-X-VERSION"
     case independentSegments = "EXT-X-INDEPENDENT-SEGMENTS"
@@ -236,6 +239,10 @@ enum Tag: String {
     case sessionKey = "EXT-X-SESSION-KEY"
 
     enum Kind { case both, media, multivariant }
+
+    /// The tags by name, for a hashed lookup per line.
+    static let byName: [Substring: Tag] = Dictionary(
+        uniqueKeysWithValues: allCases.map { (Substring($0.rawValue), $0) })
 
     var kind: Kind {
         switch self {
