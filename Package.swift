@@ -65,6 +65,7 @@ let package = Package(
             name: "PlaybackEngineTests", dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport"],
             exclude: ["Golden"]),
         .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
+        .testTarget(name: "HLSTests", dependencies: ["HLS", "PlaybackEngine", "FFmpegBridge", "TestSupport"]),
         .testTarget(name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
     ],
