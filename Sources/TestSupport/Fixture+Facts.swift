@@ -1,3 +1,5 @@
+import Foundation
+
 extension Fixture {
     /// What the file holds; kept in step with `scripts/make-fixtures` (TestSupportTests checks them with ffprobe).
     public var facts: FixtureFacts {
@@ -134,4 +136,80 @@ extension VideoFacts {
 extension AudioTrackFacts {
     /// Stereo 48 kHz AAC, 440 / 660 Hz.
     fileprivate static let aac = AudioTrackFacts(codec: "aac")
+}
+
+extension HLSFixture {
+    /// What the set holds; kept in step with `scripts/make-fixtures` (`HLSFixturesTests` checks them with ffprobe).
+    public var facts: HLSFacts {
+        switch self {
+        case .vod:
+            return HLSFacts(
+                segmentFormat: .mpegTS, isMultivariant: false, duration: 10, video: .h264(frameCount: 300),
+                muxedAudio: .aac)
+        case .ts:
+            return HLSFacts(
+                segmentFormat: .mpegTS, isMultivariant: true, duration: 12, video: Self.ladderVideo,
+                variants: Self.ladder(count: 3, initSections: false), audioRenditions: Self.renditions(fmp4: false),
+                subtitleRenditions: [
+                    HLSSubtitleRenditionFacts(
+                        groupID: "subs", name: "English", language: "eng", isDefault: true, autoselect: true,
+                        isForced: false, playlist: "subs_eng.m3u8", segmentCount: 6,
+                        cues: (0..<6).map { i in
+                            SubtitleCue(
+                                start: 2.0 * Double(i) + 0.5, end: 2.0 * Double(i) + 1.5,
+                                text: "Cue \(i) at \(2 * i).5 s")
+                        })
+                ],
+                // 2020-01-02T03:04:05.000Z
+                firstProgramDate: Date(timeIntervalSince1970: 1_577_934_245))
+        case .fmp4:
+            return HLSFacts(
+                segmentFormat: .fragmentedMP4, isMultivariant: true, duration: 12, video: Self.ladderVideo,
+                variants: Self.ladder(count: 2, initSections: true), audioRenditions: Self.renditions(fmp4: true))
+        case .aes:
+            return HLSFacts(
+                segmentFormat: .mpegTS, isMultivariant: false, duration: 10, video: .h264(frameCount: 300),
+                muxedAudio: .aac,
+                key: HLSKeyFacts(
+                    method: "AES-128", uri: "key.bin", key: Array(0...15), iv: Array((0...15).reversed())))
+        }
+    }
+
+    /// The ladders' video: 12 s at 30 fps, 2 s GOPs, 2 B-frames; the first variant's size.
+    private static let ladderVideo = VideoFacts(
+        codec: "h264", width: 640, height: 360, frameCount: 360, keyframeInterval: 60, hasBFrames: true)
+
+    /// The first `count` rungs: 360p 400 kb/s, 540p 800 kb/s, 720p 1500 kb/s (BANDWIDTH adds the audio group's
+    /// 180.8 kb/s, ffmpeg's estimate for 128 kb/s AAC in its container).
+    private static func ladder(count: Int, initSections: Bool) -> [HLSVariantFacts] {
+        let rungs = [
+            HLSVariantFacts(
+                playlist: "360p.m3u8", width: 640, height: 360, bandwidth: 580_800, videoBitRate: 400_000,
+                codecs: "avc1.64001e,mp4a.40.2"),
+            HLSVariantFacts(
+                playlist: "540p.m3u8", width: 960, height: 540, bandwidth: 1_020_800, videoBitRate: 800_000,
+                codecs: "avc1.64001f,mp4a.40.2"),
+            HLSVariantFacts(
+                playlist: "720p.m3u8", width: 1280, height: 720, bandwidth: 1_790_800, videoBitRate: 1_500_000,
+                codecs: "avc1.64001f,mp4a.40.2"),
+        ]
+        return rungs.prefix(count).map { rung in
+            var rung = rung
+            if initSections { rung.initSection = rung.playlist.replacingOccurrences(of: ".m3u8", with: "_init.mp4") }
+            return rung
+        }
+    }
+
+    /// The audio group `group_aud`: English (default, 440 / 660 Hz) and French (550 / 770 Hz), seven segments each.
+    private static func renditions(fmp4: Bool) -> [HLSRenditionFacts] {
+        [
+            HLSRenditionFacts(
+                groupID: "group_aud", name: "English", language: "eng", isDefault: true, autoselect: true,
+                playlist: "eng.m3u8", segmentCount: 7, audio: .aac, initSection: fmp4 ? "eng_init.mp4" : nil),
+            HLSRenditionFacts(
+                groupID: "group_aud", name: "Français", language: "fra", isDefault: false, autoselect: true,
+                playlist: "fra.m3u8", segmentCount: 7, audio: AudioTrackFacts(codec: "aac", tones: [550, 770]),
+                initSection: fmp4 ? "fra_init.mp4" : nil),
+        ]
+    }
 }

@@ -93,6 +93,8 @@ public enum FixtureError: Error, Sendable, CustomStringConvertible {
     case generationFailed(status: Int32, standardError: String)
     /// The set lacks the file (an `OAVF_FIXTURES` folder made by another version of the script?).
     case missing(Fixture, in: URL)
+    /// The set lacks the file at this path (an `HLSFixture`'s playlist, say).
+    case missingFile(String, in: URL)
 
     public var description: String {
         switch self {
@@ -104,6 +106,8 @@ public enum FixtureError: Error, Sendable, CustomStringConvertible {
             return "scripts/make-fixtures failed with status \(status): \(standardError)"
         case .missing(let fixture, let folder):
             return "fixture \(fixture.rawValue) is missing from \(folder.path)"
+        case .missingFile(let path, let folder):
+            return "fixture \(path) is missing from \(folder.path)"
         }
     }
 }

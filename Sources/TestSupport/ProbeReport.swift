@@ -108,8 +108,9 @@ public struct ProbeReport: Sendable, Decodable {
     }
 
     /// Runs `ffprobe` on `url`; throws `ExternalToolError.failed` when ffprobe cannot open the file.
-    public static func probe(_ url: URL) throws(ExternalToolError) -> ProbeReport {
-        let arguments = ["-v", "error", "-show_format", "-show_streams", "-of", "json", url.path]
+    /// `inputOptions` go before the input (e.g. `HLSFixture.ffmpegInputOptions`).
+    public static func probe(_ url: URL, inputOptions: [String] = []) throws(ExternalToolError) -> ProbeReport {
+        let arguments = ["-v", "error", "-show_format", "-show_streams", "-of", "json"] + inputOptions + [url.path]
         let data = try ExternalTool.output(of: "ffprobe", arguments)
         do {
             return try JSONDecoder().decode(ProbeReport.self, from: data)
@@ -122,11 +123,11 @@ public struct ProbeReport: Sendable, Decodable {
     /// The presentation timestamps of `url`'s packets in one stream (`0:v:0` by default), in its time base,
     /// sorted, with whether each packet is a keyframe.
     public static func packetTimes(
-        _ url: URL, stream: String = "v:0"
+        _ url: URL, stream: String = "v:0", inputOptions: [String] = []
     ) throws(ExternalToolError) -> [(pts: Int64, isKeyframe: Bool)] {
-        let arguments = [
-            "-v", "error", "-select_streams", stream, "-show_entries", "packet=pts,flags", "-of", "csv=p=0", url.path,
-        ]
+        let arguments =
+            ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts,flags", "-of", "csv=p=0"]
+            + inputOptions + [url.path]
         let text = String(decoding: try ExternalTool.output(of: "ffprobe", arguments), as: UTF8.self)
         return text.split(separator: "\n").compactMap { line -> (pts: Int64, isKeyframe: Bool)? in
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)

@@ -17,16 +17,17 @@ public enum ReferenceDecoder {
     ///   - autorotate: apply the display matrix as ffmpeg's player would; `false` (the default) keeps the coded
     ///     orientation, as Apple's pixel buffers do.
     ///   - videoStream: which video stream (`0:v:<n>`).
+    ///   - inputOptions: options before the input (e.g. `HLSFixture.ffmpegInputOptions`).
     public static func videoFrames(
         of url: URL, indices: [Int]? = nil, pixelFormat: RawPixelFormat = .gray, size: (width: Int, height: Int)? = nil,
-        autorotate: Bool = false, videoStream: Int = 0
+        autorotate: Bool = false, videoStream: Int = 0, inputOptions: [String] = []
     ) throws(ExternalToolError) -> [RawVideoFrame] {
         var width: Int
         var height: Int
         if let size {
             (width, height) = size
         } else {
-            let report = try ProbeReport.probe(url)
+            let report = try ProbeReport.probe(url, inputOptions: inputOptions)
             let videos = report.streams.filter { $0.codecType == "video" }
             guard videoStream < videos.count, let codedWidth = videos[videoStream].width,
                 let codedHeight = videos[videoStream].height
@@ -48,7 +49,7 @@ public enum ReferenceDecoder {
         if size != nil { filters.append("scale=\(width):\(height)") }
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error"]
         if !autorotate { arguments.append("-noautorotate") }
-        arguments += ["-i", url.path, "-map", "0:v:\(videoStream)"]
+        arguments += inputOptions + ["-i", url.path, "-map", "0:v:\(videoStream)"]
         if !filters.isEmpty { arguments += ["-vf", filters.joined(separator: ",")] }
         arguments += ["-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pixelFormat.rawValue, "-"]
         let data = try ExternalTool.output(of: "ffmpeg", arguments)
@@ -69,13 +70,14 @@ public enum ReferenceDecoder {
     ///   - duration: stop after this many seconds; `nil` decodes to the end.
     ///   - sampleRate: resample to this rate; `nil` keeps the stream's.
     ///   - channelCount: remix to this many channels; `nil` keeps the stream's.
+    ///   - inputOptions: options before the input (e.g. `HLSFixture.ffmpegInputOptions`).
     public static func audioSamples(
         of url: URL, audioStream: Int = 0, start: Double? = nil, duration: Double? = nil, sampleRate: Int? = nil,
-        channelCount: Int? = nil
+        channelCount: Int? = nil, inputOptions: [String] = []
     ) throws(ExternalToolError) -> [Float] {
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error"]
         if let start { arguments += ["-ss", String(start)] }
-        arguments += ["-i", url.path, "-map", "0:a:\(audioStream)"]
+        arguments += inputOptions + ["-i", url.path, "-map", "0:a:\(audioStream)"]
         if let duration { arguments += ["-t", String(duration)] }
         if let sampleRate { arguments += ["-ar", String(sampleRate)] }
         if let channelCount { arguments += ["-ac", String(channelCount)] }

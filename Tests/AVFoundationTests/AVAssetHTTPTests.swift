@@ -4,10 +4,10 @@ import XCTest
 
 /// Progressive HTTP through libavformat, against a loopback server.
 final class AVAssetHTTPTests: XCTestCase {
-    var server: LoopbackHTTPServer!
+    var server: HTTPTestServer!
 
     override func setUpWithError() throws {
-        server = try LoopbackHTTPServer(root: try Fixtures.directory())
+        server = try HTTPTestServer(root: try Fixtures.directory())
     }
 
     override func tearDown() {

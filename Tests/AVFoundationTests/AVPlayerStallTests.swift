@@ -17,10 +17,12 @@ final class AVPlayerStallTests: XCTestCase {
         unsetenv("SDL_DISKAUDIOFILE")
     }
 
-    private func gatedServer() throws -> LoopbackHTTPServer {
+    private func gatedServer() throws -> HTTPTestServer {
         let file = try fixture(.demo)
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as! Int
-        return try LoopbackHTTPServer(root: file.deletingLastPathComponent(), gateOffset: size * 35 / 100)
+        let server = try HTTPTestServer(root: file.deletingLastPathComponent())
+        server.inject(.holdBody(fromOffset: size * 35 / 100), forPath: "/" + Fixture.demo.rawValue)
+        return server
     }
 
     func test_stall_waitsToMinimizeStalls_thenResumesAndEnds() throws {
@@ -44,7 +46,7 @@ final class AVPlayerStallTests: XCTestCase {
         let stalledAt = item.currentTime().seconds
         XCTAssertGreaterThan(stalledAt, 1)
         XCTAssertLessThan(stalledAt, 4.5)
-        server.openGate()
+        server.releaseHeldBodies()
         waitUntil("end", timeout: 15) { ends.count == 1 }
         spinMainRunLoop(0.1)
         // Never .paused between play() and the end: a stall is waiting.
@@ -58,7 +60,7 @@ final class AVPlayerStallTests: XCTestCase {
     func test_stall_withoutAutomaticWaiting_pausesAtRateZero() throws {
         let server = try gatedServer()
         defer {
-            server.openGate()
+            server.releaseHeldBodies()
             server.stop()
         }
         let player = AVPlayer()
