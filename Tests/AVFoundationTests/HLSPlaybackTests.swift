@@ -10,7 +10,7 @@ import XCTest
 /// carries its frame index.
 final class HLSPlaybackTests: XCTestCase {
     private static let ladder = LockedBox<URL?>(nil)
-    private var server: LoopbackHTTPServer!
+    private var server: HTTPTestServer!
 
     /// The date the dated playlist's first segment shows.
     static let firstDate = Date(timeIntervalSince1970: 1_767_322_800)  // 2026-01-02T03:00:00Z
@@ -62,7 +62,7 @@ final class HLSPlaybackTests: XCTestCase {
     }
 
     override func setUpWithError() throws {
-        server = try LoopbackHTTPServer(root: try Self.vodFolder())
+        server = try HTTPTestServer(root: try Self.vodFolder())
     }
 
     override func tearDown() {
@@ -183,6 +183,10 @@ final class HLSPlaybackTests: XCTestCase {
         XCTAssertTrue(seek(item, 7.5))
         let first = try XCTUnwrap(v.frames.entries.first)
         XCTAssertEqual(v.frames.indices.last ?? nil, Int(((7.5 - first.time.seconds) * 30).rounded(.down)))
+        // Only the first variant's playlist and segments were fetched.
+        let paths = server.requestLog.map(\.path)
+        XCTAssertTrue(paths.contains("/vod.m3u8"), "\(paths)")
+        XCTAssertFalse(paths.contains { $0.hasPrefix("/aes") }, "\(paths)")
     }
 
     func test_aes128Segments_areDecrypted_andPlayEveryFrame() throws {
