@@ -86,12 +86,21 @@ extension FormatContext {
     ///   - name: what the input is called in logs (its URL).
     ///   - formatName: the demuxer to use ("mpegts", "mov" …); nil probes the first bytes.
     ///   - options: demuxer options.
+    ///   - probesStreams: whether to probe the streams (`avformat_find_stream_info`); a demuxer reopened on input
+    ///     already probed (its streams known) skips it.
     public convenience init(
         reader: any ByteStreamReader, name: String, formatName: String? = nil, options: [String: String] = [:],
-        interrupt: InterruptFlag = InterruptFlag()
+        interrupt: InterruptFlag = InterruptFlag(), probesStreams: Bool = true
     ) throws(FFmpegError) {
         let io = try CustomIO(reader: reader)
-        try self.init(url: name, options: options, interrupt: interrupt, customIO: io, formatName: formatName)
+        try self.init(
+            url: name, options: options, interrupt: interrupt, customIO: io, formatName: formatName,
+            probesStreams: probesStreams)
+    }
+
+    /// The short name of the demuxer reading the input ("mpegts", "mov,mp4,m4a,3gp,3g2,mj2" …).
+    public var formatName: String {
+        raw.pointee.iformat.pointee.name.map { String(cString: $0) } ?? ""
     }
 
     /// Forgets the bytes and packets read ahead, so that reading continues with what the reader delivers next (the

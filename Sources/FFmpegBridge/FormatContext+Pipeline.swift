@@ -7,13 +7,15 @@ extension FormatContext {
     ///
     /// Call it on the thread that owns the context (typically before the demuxer starts).
     /// - Throws: `FFmpegError.streamNotFound` for an index out of range.
-    package func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters {
+    /// - Parameter reportedIndex: the stream's index as the parameters report it (a source that merges several
+    ///   inputs numbers their streams one after another); `index` by default.
+    package func codecParameters(stream index: Int, reportedIndex: Int? = nil) throws(FFmpegError) -> CodecParameters {
         guard let parameters = codecParametersPointer(stream: index), let stream = raw.pointee.streams[index] else {
             throw FFmpegError.streamNotFound
         }
         let guessed = Rational(av_guess_frame_rate(raw, stream, nil)).nonZero
         return try CodecParameters(
-            copying: parameters, streamIndex: index, timeBase: Rational(stream.pointee.time_base),
+            copying: parameters, streamIndex: reportedIndex ?? index, timeBase: Rational(stream.pointee.time_base),
             frameRate: parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO ? guessed : nil)
     }
 

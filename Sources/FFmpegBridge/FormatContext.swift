@@ -27,7 +27,8 @@ public final class FormatContext {
     }
 
     init(
-        url: String, options: [String: String], interrupt: InterruptFlag, customIO: CustomIO?, formatName: String?
+        url: String, options: [String: String], interrupt: InterruptFlag, customIO: CustomIO?, formatName: String?,
+        probesStreams: Bool = true
     ) throws(FFmpegError) {
         FFmpegLog.configureFromEnvironment()
         self.url = url
@@ -51,6 +52,7 @@ public final class FormatContext {
             throw FFmpegError(code: rc, function: "avformat_open_input")
         }
         context = c
+        guard probesStreams else { return }
         let probe = avformat_find_stream_info(c, nil)
         if probe < 0 {
             avformat_close_input(&context)

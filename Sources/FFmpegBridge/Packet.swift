@@ -15,7 +15,11 @@ public final class Packet: @unchecked Sendable {
         av_packet_free(&p)
     }
 
-    public var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    /// The index of the stream the packet belongs to; a source that merges several inputs renumbers it.
+    public var streamIndex: Int {
+        get { Int(pointer.pointee.stream_index) }
+        set { pointer.pointee.stream_index = Int32(newValue) }
+    }
     /// Presentation timestamp in the stream time base, nil if unknown.
     public var pts: Int64? { pointer.pointee.pts == Rational.noPTS ? nil : pointer.pointee.pts }
     public var dts: Int64? { pointer.pointee.dts == Rational.noPTS ? nil : pointer.pointee.dts }

@@ -4,44 +4,45 @@ import Foundation
 import PlaybackEngine
 
 /// A ``MediaSource`` for an HTTP Live Streaming presentation (RFC 8216): fetches the playlists itself, plays one
-/// variant, and feeds that variant's segments to libavformat through a custom I/O context (``SegmentFeed``), so the
-/// engine sees one continuous input whose seeks land on segment boundaries.
+/// variant — with the alternate audio renditions of its audio group beside it — and feeds each media playlist's
+/// segments to its own libavformat demuxer through a custom I/O context (``SegmentFeed``), interleaving their
+/// packets by decoding time, so the engine sees one input whose seeks land on segment boundaries.
 ///
-/// - VOD (`EXT-X-ENDLIST`): the duration is the playlist's; seeking restarts the feed at the segment holding the
+/// - Streams: the variant's, then each alternate audio rendition's (with the rendition's language, name and
+///   default flag), so the engine's audio selection switches renditions; a rendition whose streams are not
+///   played is not read, so its segments are not fetched.
+/// - VOD (`EXT-X-ENDLIST`): the duration is the playlist's; a seek restarts every feed at the segment holding the
 ///   target (the ``Demuxer`` backs off if the keyframe found there is late, as it does for MPEG-TS files).
-/// - Live and event: the playlist is reloaded when the feed has read its last segment (every target duration, half
-///   of it after an unchanged reload, as RFC 8216 §6.3.4 says), playback starts three target durations from the
-///   live edge (or at `EXT-X-START`), and the seekable range is the playlist's window.
+/// - Live and event: each playlist is reloaded when its feed has read its last segment (every target duration, half
+///   of it after an unchanged reload, RFC 8216 §6.3.4), playback starts three target durations from the live edge
+///   (or at `EXT-X-START`), and ``liveWindow`` is the variant playlist's window.
 ///
 /// Which variant: the first listed (adaptive choice belongs to a later layer). Threads: as ``MediaSource`` says;
-/// ``interrupt()`` ends every transfer from any thread.
+/// ``interrupt()``, ``dateMapping`` and ``liveWindow`` from any thread.
 package final class HLSSource: MediaSource, @unchecked Sendable {
     /// The presentation's URL (a multivariant or a media playlist).
     package let url: URL
     package let sourceOptions: SourceOptions
+    /// At most this many alternate audio renditions are opened beside the variant.
+    static let maximumRenditions = 8
+
     private let cancellation: Cancellation
     private let interruptFlag = InterruptFlag()
     private let client: HLSHTTPClient
     private let parser = HLSParser()
-    /// Set by ``open()``; then owned by the reading thread.
-    private var format: FormatContext?
-    private var feed: SegmentFeed?
+    /// Set by ``open()``; then owned by the reading thread. The variant first.
+    private var inputs: [HLSInput] = []
     private var openedInfo: MediaInfo?
     /// The multivariant playlist, when the URL named one.
     private(set) var multivariant: HLSMultivariantPlaylist?
     /// The variant being played (nil when the URL named a media playlist).
     private(set) var variant: HLSVariant?
-    /// The media playlist being played, as last loaded.
-    private(set) var mediaPlaylist: HLSMediaPlaylist?
-    /// Container time (microseconds) of the start of the playlist's first listed segment.
-    private var playlistStartMicroseconds: Int64 = 0
+    /// The alternate audio renditions read beside it, in stream order.
+    private(set) var audioRenditions: [HLSRendition] = []
     /// Guards what callers on any thread read: the date mapping and the live window.
     private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
     private var publishedLiveWindow: CMTimeRange?
-    /// When the media playlist was last loaded, and whether that reload changed it (live).
-    private var lastReload = Date()
-    private var lastReloadChanged = true
 
     /// A source for the presentation at `url`.
     package init(url: URL, sourceOptions: SourceOptions = SourceOptions(), cancellation: Cancellation = Cancellation())
@@ -56,8 +57,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         client.invalidate()
     }
 
-    /// Whether `url` names an HLS playlist (by its path extension, as Apple's players also decide when no MIME type is
-    /// known).
+    /// Whether `url` names an HLS playlist (by its path extension, as players decide when no MIME type is known).
     package static func handles(_ url: URL) -> Bool {
         let ext = url.pathExtension.lowercased()
         return ext == "m3u8" || ext == "m3u"
@@ -68,12 +68,12 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     package var isLocal: Bool { url.isFileURL }
 
     package func open() throws(FFmpegError) {
-        guard format == nil else { return }
+        guard inputs.isEmpty else { return }
         if isInterruptedNow { throw FFmpegError.exit }
-        var playlist: HLSMediaPlaylist
+        var playlists: [HLSMediaPlaylist] = []
         switch try load(url) {
         case .media(let media):
-            playlist = media
+            playlists = [media]
         case .multivariant(let presentation):
             multivariant = presentation
             guard let chosen = presentation.variants.first(where: { !$0.isIFrameOnly }) else {
@@ -81,89 +81,86 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                     code: FFmpegError.invalidData.code, function: "HLS: \(url.absoluteString) lists no variant")
             }
             variant = chosen
-            guard case .media(let media) = try load(chosen.uri) else {
-                throw FFmpegError(
-                    code: FFmpegError.invalidData.code,
-                    function: "HLS: the variant \(chosen.uri.absoluteString) is not a media playlist")
+            playlists = [try mediaPlaylist(at: chosen.uri, of: "the variant")]
+            if let group = chosen.audioGroup {
+                let renditions = presentation.renditions.filter {
+                    $0.type == .audio && $0.groupID == group && $0.uri != nil
+                }
+                for rendition in renditions.prefix(Self.maximumRenditions) {
+                    guard let uri = rendition.uri else { continue }
+                    playlists.append(try mediaPlaylist(at: uri, of: "the audio rendition \"\(rendition.name)\""))
+                    audioRenditions.append(rendition)
+                }
             }
-            playlist = media
         }
-        guard !playlist.segments.isEmpty else {
-            throw FFmpegError(
-                code: FFmpegError.invalidData.code, function: "HLS: \(playlist.url.absoluteString) lists no segment")
+        let isInterrupted = { [interruptFlag, cancellation] in interruptFlag.isAborted || cancellation.isCancelled }
+        var streams: [StreamInfo] = []
+        var opened: [HLSInput] = []
+        for (position, playlist) in playlists.enumerated() {
+            let input = HLSInput(
+                playlist: playlist, streamOffset: streams.count, client: client, parser: parser,
+                isInterrupted: isInterrupted)
+            try input.open(interrupt: interruptFlag)
+            for var stream in input.format.info.streams {
+                stream.index += input.streamOffset
+                // What a stream's header says of its length covers the first segment (an fMP4 init section's
+                // fragment); the playlist's duration is the presentation's.
+                stream.duration = nil
+                stream.frameCount = nil
+                if position > 0 { Self.describe(&stream, as: audioRenditions[position - 1]) }
+                streams.append(stream)
+            }
+            opened.append(input)
         }
-        mediaPlaylist = playlist
-        let feed = SegmentFeed(
-            client: client, playlist: playlist, startIndex: Self.startIndex(of: playlist),
-            isInterrupted: { [interruptFlag, cancellation] in interruptFlag.isAborted || cancellation.isCancelled })
-        feed.waitForMoreSegments = { [unowned self] () throws(FFmpegError) -> Bool in try self.reloadForMore() }
-        self.feed = feed
-        let opened = try FormatContext(reader: feed, name: playlist.url.absoluteString, interrupt: interruptFlag)
-        format = opened
-        var info = opened.info
-        // Item time zero is where the first segment read starts; the playlist's first segment starts before it by
-        // the durations of the segments skipped (a live start).
-        let firstRead = info.startTimeMicroseconds ?? 0
-        let skipped = playlist.startOffset(ofSegment: Self.startIndex(of: playlist))
-        playlistStartMicroseconds = firstRead - Int64((skipped * 1e6).rounded())
-        info.startTimeMicroseconds = firstRead
-        info.durationMicroseconds = playlist.isLive ? nil : Int64((playlist.duration * 1e6).rounded())
+        inputs = opened
+        let main = opened[0]
+        main.onPlaylistChange = { [unowned self, unowned main] in publish(main) }
+        var info = main.format.info
+        info.streams = streams
+        info.startTimeMicroseconds = opened.map(\.firstReadMicroseconds).min()
+        info.durationMicroseconds = main.playlist.isLive ? nil : Int64((main.playlist.duration * 1e6).rounded())
         info.durationFromBitrate = false
         info.byteSize = nil
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
-        lastReload = Date()
-        publish(playlist)
+        publish(main)
     }
 
-    package var dateMapping: DateMapping? { publishLock.withLock { publishedDateMapping } }
-
-    package var liveWindow: CMTimeRange? { publishLock.withLock { publishedLiveWindow } }
-
-    /// Publishes what `playlist` says for readers on other threads: every segment's program date time at the
-    /// container time its segment starts, and (live) the window.
-    private func publish(_ playlist: HLSMediaPlaylist) {
-        let start = Double(playlistStartMicroseconds) / 1e6
-        let anchors = playlist.segments.indices.compactMap { index in
-            playlist.segments[index].programDateTime.map { (start + playlist.startOffset(ofSegment: index), $0) }
-        }
-        let mapping = DateMapping(anchors: anchors)
-        let window = playlist.isLive ? Self.window(of: playlist, startingAt: playlistStartMicroseconds) : nil
-        publishLock.withLock {
-            publishedDateMapping = mapping
-            publishedLiveWindow = window
+    /// Gives a rendition's stream the rendition's language, name and default flag.
+    private static func describe(_ stream: inout StreamInfo, as rendition: HLSRendition) {
+        if let language = rendition.language { stream.metadata["language"] = language }
+        stream.metadata["title"] = rendition.name
+        if rendition.isDefault {
+            stream.disposition.insert(.default)
+        } else {
+            stream.disposition.remove(.default)
         }
     }
 
-    /// The container-time range `playlist` covers when its first segment starts at `start` microseconds.
-    private static func window(of playlist: HLSMediaPlaylist, startingAt start: Int64) -> CMTimeRange {
-        CMTimeRange(
-            start: CMTime(microseconds: start),
-            duration: CMTime(seconds: playlist.duration, preferredTimescale: 1_000_000))
-    }
-
-    /// Where playback of `playlist` starts: `EXT-X-START` when given, else the first segment (VOD) or three target
-    /// durations from the live edge (RFC 8216 §6.3.3).
-    static func startIndex(of playlist: HLSMediaPlaylist) -> Int {
-        let segments = playlist.segments
-        if let start = playlist.start {
-            let offset = start.timeOffset >= 0 ? start.timeOffset : playlist.duration + start.timeOffset
-            return playlist.segmentIndex(containing: max(0, min(offset, playlist.duration))) ?? 0
+    /// Fetches the media playlist at `uri` (`what` names it in errors).
+    private func mediaPlaylist(at uri: URL, of what: String) throws(FFmpegError) -> HLSMediaPlaylist {
+        guard case .media(let media) = try load(uri) else {
+            throw FFmpegError(
+                code: FFmpegError.invalidData.code,
+                function: "HLS: \(what) \(uri.absoluteString) is not a media playlist")
         }
-        guard playlist.isLive else { return 0 }
-        var remaining = 3 * playlist.targetDuration
-        var index = segments.count
-        while index > 0 && remaining > 0 {
-            index -= 1
-            remaining -= segments[index].duration
+        guard !media.segments.isEmpty else {
+            throw FFmpegError(
+                code: FFmpegError.invalidData.code, function: "HLS: \(media.url.absoluteString) lists no segment")
         }
-        return index
+        return media
     }
 
     /// Fetches and parses the playlist at `url`.
     private func load(_ url: URL) throws(FFmpegError) -> HLSPlaylist {
-        let (data, finalURL) = try client.fetch(
-            url, limit: parser.limits.maxBytes, isInterrupted: { [self] in isInterruptedNow })
+        try Self.load(url, client: client, parser: parser, isInterrupted: { [self] in isInterruptedNow })
+    }
+
+    /// Fetches and parses the playlist at `url`; parse errors become `invalidData` naming the playlist and line.
+    static func load(
+        _ url: URL, client: HLSHTTPClient, parser: HLSParser, isInterrupted: () -> Bool
+    ) throws(FFmpegError) -> HLSPlaylist {
+        let (data, finalURL) = try client.fetch(url, limit: parser.limits.maxBytes, isInterrupted: isInterrupted)
         do {
             return try parser.parse(data, url: finalURL)
         } catch {
@@ -171,44 +168,32 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         }
     }
 
-    /// Live: waits until the playlist's reload time and reloads it until it lists segments past the feed's, or ends.
-    private func reloadForMore() throws(FFmpegError) -> Bool {
-        guard let playlist = mediaPlaylist, playlist.isLive, let feed else { return false }
-        while !isInterruptedNow {
-            let interval = lastReloadChanged ? playlist.targetDuration : playlist.targetDuration / 2
-            let due = lastReload.addingTimeInterval(interval)
-            while Date() < due {
-                if isInterruptedNow { throw FFmpegError.exit }
-                Thread.sleep(forTimeInterval: min(0.05, max(0, due.timeIntervalSinceNow)))
-            }
-            guard case .media(let reloaded) = try load(playlist.url) else {
-                throw FFmpegError(
-                    code: FFmpegError.invalidData.code,
-                    function: "HLS: \(playlist.url.absoluteString) became a multivariant playlist")
-            }
-            lastReload = Date()
-            let lastSequence = playlist.mediaSequence + playlist.segments.count
-            let reloadedEnd = reloaded.mediaSequence + reloaded.segments.count
-            lastReloadChanged = reloadedEnd != lastSequence || reloaded.hasEndList != playlist.hasEndList
-            if lastReloadChanged {
-                playlistStartMicroseconds += Int64(
-                    (playlist.startOffset(
-                        ofSegment: min(playlist.segments.count, max(0, reloaded.mediaSequence - playlist.mediaSequence))
-                    ) * 1e6)
-                    .rounded())
-                mediaPlaylist = reloaded
-                feed.replace(playlist: reloaded)
-                publish(reloaded)
-                if feed.nextIndex < reloaded.segments.count { return true }
-            }
-            if reloaded.hasEndList { return feed.nextIndex < reloaded.segments.count }
+    package var dateMapping: DateMapping? { publishLock.withLock { publishedDateMapping } }
+
+    package var liveWindow: CMTimeRange? { publishLock.withLock { publishedLiveWindow } }
+
+    /// Publishes what the variant's playlist says for readers on other threads: every segment's program date time at
+    /// the container time its segment starts, and (live) the window.
+    private func publish(_ main: HLSInput) {
+        let playlist = main.playlist
+        let start = Double(main.playlistStartMicroseconds) / 1e6
+        let anchors = playlist.segments.indices.compactMap { index in
+            playlist.segments[index].programDateTime.map { (start + playlist.startOffset(ofSegment: index), $0) }
         }
-        throw FFmpegError.exit
+        let mapping = DateMapping(anchors: anchors)
+        let window = playlist.isLive ? main.window : nil
+        publishLock.withLock {
+            publishedDateMapping = mapping
+            publishedLiveWindow = window
+        }
     }
 
-    private var opened: FormatContext {
-        guard let format else { preconditionFailure("HLSSource used before open()") }
-        return format
+    /// The input holding stream `index` of the merged list, and the stream's index inside it.
+    private func input(holding index: Int) -> (HLSInput, Int)? {
+        guard let input = inputs.last(where: { $0.streamOffset <= index }) else { return nil }
+        let local = index - input.streamOffset
+        guard local < input.format.streamCount else { return nil }
+        return (input, local)
     }
 
     package var info: MediaInfo {
@@ -216,43 +201,65 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         return openedInfo
     }
 
-    package var isLive: Bool { mediaPlaylist?.isLive ?? false }
+    package var isLive: Bool { inputs.first?.playlist.isLive ?? false }
 
-    package var isSeekable: Bool { mediaPlaylist != nil }
+    package var isSeekable: Bool { !inputs.isEmpty }
 
-    package var seekableRange: CMTimeRange? {
-        mediaPlaylist.map { Self.window(of: $0, startingAt: playlistStartMicroseconds) }
-    }
+    package var seekableRange: CMTimeRange? { inputs.first?.window }
 
     package func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters {
-        try opened.codecParameters(stream: index)
+        guard let (input, local) = input(holding: index) else { throw FFmpegError.streamNotFound }
+        return try input.format.codecParameters(stream: local, reportedIndex: index)
     }
 
-    package func kind(ofStream index: Int) -> StreamKind { opened.kind(ofStream: index) }
+    package func kind(ofStream index: Int) -> StreamKind {
+        guard let (input, local) = input(holding: index) else { return .unknown }
+        return input.format.kind(ofStream: local)
+    }
 
-    package func timeBase(ofStream index: Int) -> Rational? { opened.timeBase(ofStream: index) }
+    package func timeBase(ofStream index: Int) -> Rational? {
+        guard let (input, local) = input(holding: index) else { return nil }
+        return input.format.timeBase(ofStream: local)
+    }
 
-    package func setDiscard(keepingStreams streams: Set<Int>) { opened.setDiscard(keepingStreams: streams) }
+    package func setDiscard(keepingStreams streams: Set<Int>) {
+        for input in inputs {
+            let local = Set(streams.map { $0 - input.streamOffset }.filter { $0 >= 0 && $0 < input.format.streamCount })
+            input.setDiscard(keeping: local)
+        }
+    }
 
-    package func read(into packet: Packet) throws(FFmpegError) -> ReadResult { try opened.read(into: packet) }
+    /// The next packet of all the inputs read, by decoding time (a packet without a timestamp goes first).
+    package func read(into packet: Packet) throws(FFmpegError) -> ReadResult {
+        var next: HLSInput?
+        var nextTime = Int64.max
+        for input in inputs where input.isActive {
+            try input.fill()
+            guard input.hasLookahead else { continue }
+            let time = input.lookaheadMicroseconds ?? Int64.min
+            if next == nil || time < nextTime {
+                next = input
+                nextTime = time
+            }
+        }
+        guard let next else { return .endOfFile }
+        next.take(into: packet)
+        return .packet
+    }
 
     package func attachedPicture(stream index: Int) -> Packet? { nil }
 
-    package var isAtEndOfInput: Bool { opened.isAtEndOfInput }
+    package var isAtEndOfInput: Bool { inputs.allSatisfy { !$0.isActive || $0.isExhausted } }
 
-    package var ioError: FFmpegError? { opened.ioError }
+    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.format.ioError }.first }
 
-    package var bytesRead: Int64 { feed?.bytesDelivered ?? 0 }
+    package var bytesRead: Int64 { inputs.reduce(0) { $0 + $1.bytesDelivered } }
 
-    /// Restarts the feed at the segment holding `microseconds` (container time); segments begin with a keyframe
+    /// Restarts every feed at the segment holding `microseconds` (container time); segments begin with a keyframe
     /// (`EXT-X-INDEPENDENT-SEGMENTS`, or closed GOPs as encoders write them for HLS).
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
-        guard let playlist = mediaPlaylist, let feed else { throw FFmpegError.exit }
-        let seconds = Double(microseconds - playlistStartMicroseconds) / 1e6
-        let index =
-            seconds <= 0 ? 0 : (playlist.segmentIndex(containing: seconds) ?? max(0, playlist.segments.count - 1))
-        feed.restart(at: index)
-        opened.discardBufferedInput()
+        guard !inputs.isEmpty else { throw FFmpegError.exit }
+        for input in inputs { try input.seek(toMicroseconds: microseconds) }
     }
 
     /// No index: segment boundaries are the only keyframes known ahead of reading.

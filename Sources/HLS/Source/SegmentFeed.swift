@@ -27,6 +27,9 @@ final class SegmentFeed: ByteStreamReader {
     private var deliveredMap: HLSMap?
     /// AES keys by URI.
     private var keys: [URL: [UInt8]] = [:]
+    /// Whether the next segment's download starts while one is read; off while the input is only probed (an
+    /// alternate rendition nobody plays yet fetches no more than its first segment).
+    var prefetchesAhead = false
     /// Bytes delivered to the demuxer.
     private(set) var bytesDelivered: Int64 = 0
     /// Called when a segment has been read to its end (its index).
@@ -125,7 +128,7 @@ final class SegmentFeed: ByteStreamReader {
                 body = try start(segment: segment)
             }
             current = (index, body)
-            prefetchNext(after: index)
+            if prefetchesAhead { prefetchNext(after: index) }
         }
     }
 

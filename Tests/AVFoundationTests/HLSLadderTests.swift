@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// The generated HLS ladder (`HLSFixture.ts`: three video-only TS variants, English and French audio renditions)
+/// played from a loopback server through the HLS source, with the public API only.
+final class HLSLadderTests: XCTestCase {
+    private var server: HTTPTestServer!
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    private var masterURL: URL { server.url(HLSFixture.ts.rawValue) }
+
+    func test_renditions_becomeTheAudibleGroup_withTheirNamesLanguagesAndDefault() async throws {
+        let asset = AVURLAsset(url: masterURL)
+        let (duration, tracks) = try await asset.load(.duration, .tracks)
+        XCTAssertEqual(duration.seconds, HLSFixture.ts.facts.duration, accuracy: 0.05)
+        XCTAssertEqual(tracks.map(\.mediaType), [.video, .audio, .audio])
+        let group = try await asset.loadMediaSelectionGroup(for: .audible)
+        let audible = try XCTUnwrap(group)
+        XCTAssertEqual(audible.options.map(\.displayName), ["English", "Français"])
+        XCTAssertEqual(audible.options.map(\.extendedLanguageTag), ["en", "fr"])
+        XCTAssertEqual(audible.defaultOption, audible.options[0])
+    }
+
+    /// English from the start (the default rendition), French from 4 s: 440 Hz before, 550 Hz after; the picture
+    /// goes on in order; the first variant (360p) is the one played; the French rendition's segments are fetched
+    /// only from the switch on (its first one is probed when the presentation opens: once for the asset, once for
+    /// playback).
+    func test_firstVariantPlays_withTheDefaultRendition_andSelectingAnotherSwitchesWhilePlaying() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: masterURL)
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        XCTAssertEqual(item.presentationSize, CGSize(width: 640, height: 360))
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .audible))
+        XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group)?.displayName, "English")
+        v.player.play()
+        v.clock.advance(by: CMTime(value: 4, timescale: 1))
+        waitUntil("four seconds of audio", timeout: 30) { v.audio.frameCount >= 4 * 48_000 }
+        let frenchBefore = server.requestLog.filter { $0.path.contains("/fra_") }.count
+        XCTAssertEqual(
+            Set(server.requestLog.filter { $0.path.contains("/fra_") }.map(\.path)), ["/hls/ts/fra_000.ts"],
+            "\(server.requestLog.map(\.path))")
+        let french = try XCTUnwrap(group.options.first { $0.extendedLanguageTag == "fr" })
+        item.select(french, in: group)
+        v.clock.advance(by: CMTime(value: 20, timescale: 1))
+        waitUntil("end", timeout: 30) { ends.count == 1 || item.status == .failed }
+        XCTAssertNil(item.error)
+
+        let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[48_000..<(3 * 48_000)]), sampleRate: 48_000) ?? 0, 440,
+            accuracy: 2)
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[(6 * 48_000)..<(9 * 48_000)]), sampleRate: 48_000) ?? 0, 550,
+            accuracy: 2)
+        let indices = v.frames.indices.compactMap { $0 }
+        XCTAssertEqual(indices, Array(0..<indices.count))
+        XCTAssertEqual(indices.count, HLSFixture.ts.facts.video.frameCount)
+        let paths = server.requestLog.map(\.path)
+        XCTAssertFalse(paths.contains { $0.contains("/540p") || $0.contains("/720p") }, "\(paths)")
+        XCTAssertGreaterThan(paths.filter { $0.contains("/fra_") }.count, frenchBefore)
+    }
+
+    func test_exactSeeks_landOnTheirFrame_inTheVariant() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: masterURL)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        let first = try XCTUnwrap(v.frames.entries.first)
+        for seconds in [5.0, 11.5, 0.5, 6.01, 3.99] {
+            let done = LockedBox<Bool?>(nil)
+            item.seek(
+                to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
+            ) { ok in done.withLock { $0 = ok } }
+            waitUntil("seek \(seconds)", timeout: 30) { done.withLock { $0 } != nil }
+            XCTAssertEqual(done.withLock { $0 }, true)
+            let expected = Int(((seconds - first.time.seconds) * 30).rounded(.down))
+            XCTAssertEqual(v.frames.indices.last ?? nil, expected, "at \(seconds) s")
+        }
+    }
+}
+
+/// The fragmented-MP4 and AES-128 sets of the generated ladder.
+final class HLSSegmentFormatTests: XCTestCase {
+    private var server: HTTPTestServer!
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    /// Plays `fixture` to its end on an untimed clock; returns the frame indices shown.
+    private func playToEnd(_ fixture: HLSFixture) throws -> (VirtualPlayer, AVPlayerItem) {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: server.url(fixture.rawValue))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        XCTAssertNil(item.error)
+        return (v, item)
+    }
+
+    func test_fragmentedMP4_initSectionsAndSegments_playEveryFrameWithItsAudio() throws {
+        let (v, _) = try playToEnd(.fmp4)
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<HLSFixture.fmp4.facts.video.frameCount))
+        let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[48_000..<(3 * 48_000)]), sampleRate: 48_000) ?? 0, 440,
+            accuracy: 2)
+    }
+
+    func test_fragmentedMP4_exactSeeksLandOnTheirFrame() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: server.url(HLSFixture.fmp4.rawValue))
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        let first = try XCTUnwrap(v.frames.entries.first)
+        for seconds in [5.0, 11.5, 0.5, 6.01, 3.99] {
+            let done = LockedBox<Bool?>(nil)
+            item.seek(
+                to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
+            ) { ok in done.withLock { $0 = ok } }
+            waitUntil("seek \(seconds)", timeout: 30) { done.withLock { $0 } != nil }
+            XCTAssertEqual(done.withLock { $0 }, true)
+            let expected = Int(((seconds - first.time.seconds) * 30).rounded(.down))
+            XCTAssertEqual(v.frames.indices.last ?? nil, expected, "at \(seconds) s")
+        }
+    }
+
+    func test_aes128_withAnExplicitIV_playsEveryFrame() throws {
+        let (v, _) = try playToEnd(.aes)
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<HLSFixture.aes.facts.video.frameCount))
+    }
+}
