@@ -209,46 +209,48 @@ struct HLSPlaylistReader {
     }
 }
 
-/// The tags the reader knows, and which kind of playlist each belongs to.
-enum Tag: String, CaseIterable {
-    // Both kinds (RFC 8216 sections 4.3.1, 4.3.5).
-    case version = "EXT-X-VERSION"
-    case independentSegments = "EXT-X-INDEPENDENT-SEGMENTS"
-    case start = "EXT-X-START"
-    // Media playlists (sections 4.3.2, 4.3.3; EXT-X-GAP and EXT-X-BITRATE from 8216bis).
-    case inf = "EXTINF"
-    case byteRange = "EXT-X-BYTERANGE"
-    case discontinuity = "EXT-X-DISCONTINUITY"
-    case key = "EXT-X-KEY"
-    case map = "EXT-X-MAP"
-    case programDateTime = "EXT-X-PROGRAM-DATE-TIME"
-    case dateRange = "EXT-X-DATERANGE"
-    case gap = "EXT-X-GAP"
-    case bitrate = "EXT-X-BITRATE"
-    case targetDuration = "EXT-X-TARGETDURATION"
-    case mediaSequence = "EXT-X-MEDIA-SEQUENCE"
-    case discontinuitySequence = "EXT-X-DISCONTINUITY-SEQUENCE"
-    case endList = "EXT-X-ENDLIST"
-    case playlistType = "EXT-X-PLAYLIST-TYPE"
-    case iFramesOnly = "EXT-X-I-FRAMES-ONLY"
-    // Multivariant playlists (section 4.3.4).
-    case media = "EXT-X-MEDIA"
-    case streamInf = "EXT-X-STREAM-INF"
-    case iFrameStreamInf = "EXT-X-I-FRAME-STREAM-INF"
-    case sessionData = "EXT-X-SESSION-DATA"
-    case sessionKey = "EXT-X-SESSION-KEY"
+extension HLSPlaylistReader {
+    /// The tags the reader knows, and which kind of playlist each belongs to.
+    enum Tag: String, CaseIterable {
+        // Both kinds (RFC 8216 sections 4.3.1, 4.3.5).
+        case version = "EXT-X-VERSION"
+        case independentSegments = "EXT-X-INDEPENDENT-SEGMENTS"
+        case start = "EXT-X-START"
+        // Media playlists (sections 4.3.2, 4.3.3; EXT-X-GAP and EXT-X-BITRATE from 8216bis).
+        case inf = "EXTINF"
+        case byteRange = "EXT-X-BYTERANGE"
+        case discontinuity = "EXT-X-DISCONTINUITY"
+        case key = "EXT-X-KEY"
+        case map = "EXT-X-MAP"
+        case programDateTime = "EXT-X-PROGRAM-DATE-TIME"
+        case dateRange = "EXT-X-DATERANGE"
+        case gap = "EXT-X-GAP"
+        case bitrate = "EXT-X-BITRATE"
+        case targetDuration = "EXT-X-TARGETDURATION"
+        case mediaSequence = "EXT-X-MEDIA-SEQUENCE"
+        case discontinuitySequence = "EXT-X-DISCONTINUITY-SEQUENCE"
+        case endList = "EXT-X-ENDLIST"
+        case playlistType = "EXT-X-PLAYLIST-TYPE"
+        case iFramesOnly = "EXT-X-I-FRAMES-ONLY"
+        // Multivariant playlists (section 4.3.4).
+        case media = "EXT-X-MEDIA"
+        case streamInf = "EXT-X-STREAM-INF"
+        case iFrameStreamInf = "EXT-X-I-FRAME-STREAM-INF"
+        case sessionData = "EXT-X-SESSION-DATA"
+        case sessionKey = "EXT-X-SESSION-KEY"
 
-    enum Kind { case both, media, multivariant }
+        enum Kind { case both, media, multivariant }
 
-    /// The tags by name, for a hashed lookup per line.
-    static let byName: [Substring: Tag] = Dictionary(
-        uniqueKeysWithValues: allCases.map { (Substring($0.rawValue), $0) })
+        /// The tags by name, for a hashed lookup per line.
+        static let byName: [Substring: Tag] = Dictionary(
+            uniqueKeysWithValues: allCases.map { (Substring($0.rawValue), $0) })
 
-    var kind: Kind {
-        switch self {
-        case .version, .independentSegments, .start: .both
-        case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey: .multivariant
-        default: .media
+        var kind: Kind {
+            switch self {
+            case .version, .independentSegments, .start: .both
+            case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey: .multivariant
+            default: .media
+            }
         }
     }
 }
