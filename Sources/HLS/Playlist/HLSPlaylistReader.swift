@@ -204,8 +204,22 @@ struct HLSPlaylistReader {
                     targetDurationIsDerived: targetDuration == nil, mediaSequence: mediaSequence ?? 0,
                     discontinuitySequence: discontinuitySequence ?? 0, playlistType: playlistType,
                     hasEndList: hasEndList, iFramesOnly: iFramesOnly, independentSegments: independentSegments,
-                    start: start, segments: segments, dateRanges: dateRanges))
+                    start: start, segments: Self.backfillingDates(segments), dateRanges: dateRanges))
         }
+    }
+
+    /// Dates the segments before the first dated one, back from it by their durations, as far as the previous
+    /// discontinuity (hls.js does the same): a live window that has slid past the segment that carried the tag
+    /// still knows its dates.
+    static func backfillingDates(_ segments: [HLSSegment]) -> [HLSSegment] {
+        guard let first = segments.firstIndex(where: { $0.programDateTime != nil }), first > 0 else { return segments }
+        var segments = segments
+        var index = first
+        while index > 0, !segments[index].isDiscontinuity, let date = segments[index].programDateTime {
+            index -= 1
+            segments[index].programDateTime = date.addingTimeInterval(-segments[index].duration)
+        }
+        return segments
     }
 }
 
