@@ -24,6 +24,14 @@ struct HLSPlaylistReader {
     var kindEvidence = ""
 
     // Tags of both kinds.
+    /// `#EXT-X-DEFINE` variables by name.
+    var definitions: [String: String] = [:]
+    /// The variables of the multivariant playlist, for `IMPORT`.
+    let importedDefinitions: [String: String]
+    /// The first `IMPORT` (refused in a multivariant playlist).
+    var importLine: Int?
+    /// Bytes produced by variable substitution so far.
+    var substitutedBytes = 0
     var version: Int?
     var independentSegments = false
     var start: HLSStartPoint?
@@ -68,9 +76,10 @@ struct HLSPlaylistReader {
         var isGap = false
     }
 
-    init(url: URL, limits: HLSParserLimits) {
+    init(url: URL, limits: HLSParserLimits, importing importedDefinitions: [String: String]) {
         self.url = url
         self.limits = limits
+        self.importedDefinitions = importedDefinitions
         allowedSchemes = url.isFileURL ? ["file", "http", "https"] : ["http", "https"]
     }
 
@@ -83,7 +92,7 @@ struct HLSPlaylistReader {
     mutating func read(_ text: String, line: Int) throws(HLSPlaylistError) {
         self.line = line
         if text.isEmpty { return }
-        guard text.hasPrefix("#") else { return try readURI(text) }
+        guard text.hasPrefix("#") else { return try readURI(substitutingVariables(in: text)) }
         guard text.hasPrefix("#EXT") else { return }  // a comment
         let colon = text.firstIndex(of: ":")
         let name = text[text.index(after: text.startIndex)..<(colon ?? text.endIndex)]
@@ -150,9 +159,11 @@ struct HLSPlaylistReader {
             version = number
         case .independentSegments:
             independentSegments = true
+        case .define:
+            try define(attributeList(value, tag))
         case .start:
             guard start == nil else { throw error(.invalidTag, "#EXT-X-START appears twice") }
-            let attributes = try HLSAttributeList(parsing: value, tag: tag.rawValue, line: line)
+            let attributes = try attributeList(value, tag)
             start = HLSStartPoint(
                 timeOffset: try attributes.require(attributes.signedDecimalFloat("TIME-OFFSET"), "TIME-OFFSET"),
                 precise: try attributes.boolean("PRECISE") ?? false)
@@ -191,11 +202,15 @@ struct HLSPlaylistReader {
         }
         switch kind {
         case .multivariant:
+            if let importLine {
+                throw HLSPlaylistError(
+                    .invalidTag, line: importLine, "#EXT-X-DEFINE:IMPORT is for media playlists, not multivariant ones")
+            }
             return .multivariant(
                 HLSMultivariantPlaylist(
                     url: url, version: version, variants: variants, iFrameVariants: iFrameVariants,
                     renditions: renditions, independentSegments: independentSegments, start: start,
-                    sessionKeys: sessionKeys, sessionData: sessionData))
+                    sessionKeys: sessionKeys, sessionData: sessionData, definitions: definitions))
         case .media, nil:
             let derivedTarget = max(1, (segments.map(\.duration).max() ?? 0).rounded(.up))
             return .media(
@@ -230,6 +245,7 @@ extension HLSPlaylistReader {
         case version = "EXT-X-VERSION"
         case independentSegments = "EXT-X-INDEPENDENT-SEGMENTS"
         case start = "EXT-X-START"
+        case define = "EXT-X-DEFINE"
         // Media playlists (sections 4.3.2, 4.3.3; EXT-X-GAP and EXT-X-BITRATE from 8216bis).
         case inf = "EXTINF"
         case byteRange = "EXT-X-BYTERANGE"
@@ -261,7 +277,7 @@ extension HLSPlaylistReader {
 
         var kind: Kind {
             switch self {
-            case .version, .independentSegments, .start: .both
+            case .version, .independentSegments, .start, .define: .both
             case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey: .multivariant
             default: .media
             }
