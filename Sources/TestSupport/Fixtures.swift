@@ -6,7 +6,8 @@ import Foundation
 /// 1. the `OAVF_FIXTURES` environment variable, when set (nothing is generated; CI can point at a prepared set);
 /// 2. the last line printed by `scripts/make-fixtures`, which is run at most once per process. The script keeps the
 ///    set in `${OAVF_FIXTURE_CACHE:-<repo>/.cache/fixtures}/<hash of the script>/` and returns at once when that
-///    folder exists, so only the first test process after a script change pays for generation (about 15 s).
+///    folder exists, so only the first test process after a script change pays for generation (about 40 s on two
+///    busy cores).
 ///
 /// The lookup is thread-safe: its result, success or failure, is a `static let`, computed once.
 ///

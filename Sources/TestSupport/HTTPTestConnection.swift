@@ -160,7 +160,7 @@ struct HTTPTestConnection {
         }
         for case .delay(let seconds) in faults {
             let began = Date()
-            _ = core.wait(atMost: seconds) { _ in false }
+            _ = core.wait(atMost: min(seconds, HTTPTestServer.holdLimit)) { _ in false }
             record.waited += Date().timeIntervalSince(began)
         }
         if core.isStopped { return .close }

@@ -11,12 +11,12 @@ import Glibc
 public enum HTTPTestFault: Sendable, Equatable {
     /// Answers this status (with a short text body) instead of the resource.
     case status(Int)
-    /// Waits this many seconds before the status line (bounded by `stop()`).
+    /// Waits this many seconds (at most `HTTPTestServer.holdLimit`) before the status line; `stop()` ends the wait.
     case delay(TimeInterval)
     /// Sends the body at most this many bytes per second, in ticks of `HTTPTestServer.throttleTick`.
     case throttle(bytesPerSecond: Int)
     /// Sends this many body bytes, then resets the connection (`SO_LINGER` 0, so the client sees a reset, not an
-    /// orderly end).
+    /// orderly end). A shorter body is sent whole, without a reset.
     case reset(afterBodyBytes: Int)
     /// Sends no `Content-Length` and a body that never ends: the resource's bytes repeated (a filler when it is
     /// empty), until the client goes, `stop()`, or `HTTPTestServer.endlessBodyLimit` bytes.

@@ -136,7 +136,7 @@ public final class HTTPTestServer: Sendable {
 
     /// Throttle ticks in which the server-wide `bandwidthLimit` granted bytes, since the start.
     public var bandwidthLimitTicks: Int {
-        core.withLock { $0.sharedTicks.count }
+        core.read { $0.sharedTicks.count }
     }
 
     /// Lets every `.holdBody` request (present and future) send the rest of its body.
@@ -148,7 +148,7 @@ public final class HTTPTestServer: Sendable {
 
     /// Every request so far, in arrival order.
     public var requestLog: [HTTPTestRequestRecord] {
-        core.withLock { $0.log }
+        core.read { $0.log }
     }
 
     /// The records of the requests whose path is `path`.
@@ -158,17 +158,17 @@ public final class HTTPTestServer: Sendable {
 
     /// Connections open now.
     public var openConnectionCount: Int {
-        core.withLock { $0.openClients.count }
+        core.read { $0.openClients.count }
     }
 
     /// Connections accepted since the start.
     public var acceptedConnectionCount: Int {
-        core.withLock { $0.acceptedConnections }
+        core.read { $0.acceptedConnections }
     }
 
     /// Whether `stop()` has been called.
     public var isStopped: Bool {
-        core.withLock { $0.stopped }
+        core.read { $0.stopped }
     }
 
     /// Closes the listening socket (the port refuses connections afterwards) and every connection, and wakes every
@@ -235,7 +235,14 @@ final class HTTPTestServerCore: @unchecked Sendable {
         return try body(&state)
     }
 
-    var isStopped: Bool { withLock { $0.stopped } }
+    /// Runs `body` with the state locked, for reading (no waiter is woken).
+    func read<T>(_ body: (State) -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(state)
+    }
+
+    var isStopped: Bool { read { $0.stopped } }
 
     /// Waits until `done` holds, the server stops, or `seconds` pass; returns whether `done` held.
     func wait(atMost seconds: TimeInterval, until done: (State) -> Bool) -> Bool {
@@ -299,7 +306,7 @@ final class HTTPTestServerCore: @unchecked Sendable {
         _ = acceptEnded.wait(timeout: .now() + 5)
         // Connections close their sockets as they see the shutdown; wait for them, for a bounded time.
         let deadline = Date().addingTimeInterval(5)
-        while withLock({ !$0.openClients.isEmpty }) && Date() < deadline {
+        while read({ !$0.openClients.isEmpty }) && Date() < deadline {
             usleep(2_000)
         }
     }

@@ -31,8 +31,8 @@ final class HLSSegmentTagsTests: XCTestCase {
         for (date, expected) in zip(dates, expected) { XCTAssertEqual(date, expected, accuracy: 1e-6) }
     }
 
-    /// Segments after a dated one get its date plus the durations between; a discontinuity without a date ends
-    /// the run; segments before the first date have none.
+    /// Segments after a dated one get its date plus the durations between, segments before the first dated one
+    /// its date minus the durations between; a discontinuity without a date ends the run.
     func testProgramDateTimeIsExtrapolatedUntilADiscontinuity() throws {
         let playlist = try parseMedia(
             """
@@ -59,13 +59,44 @@ final class HLSSegmentTagsTests: XCTestCase {
             """)
         let start = utc(2010, 2, 19, 6, 54, 23, 0.031).timeIntervalSince1970
         let dates = playlist.segments.map { $0.programDateTime?.timeIntervalSince1970 }
-        XCTAssertNil(dates[0])
+        XCTAssertEqual(dates[0]!, start - 10, accuracy: 1e-6)
         XCTAssertEqual(dates[1]!, start, accuracy: 1e-6)
         XCTAssertEqual(dates[2]!, start + 10, accuracy: 1e-6)
         XCTAssertEqual(dates[3]!, start + 19.5, accuracy: 1e-6)
         XCTAssertNil(dates[4])
         XCTAssertEqual(dates[5]!, utc(2010, 2, 19, 7, 0, 0).timeIntervalSince1970, accuracy: 1e-6)
         XCTAssertEqual(dates[6]!, utc(2010, 2, 19, 7, 0, 10).timeIntervalSince1970, accuracy: 1e-6)
+    }
+
+    /// A live window that slid past the dated segment: the dates run back from the first dated segment, but not
+    /// across a discontinuity.
+    func testDatesAreFilledBackToADiscontinuity() throws {
+        let playlist = try parseMedia(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-MEDIA-SEQUENCE:40
+            #EXTINF:4,
+            s40.ts
+            #EXT-X-DISCONTINUITY
+            #EXTINF:4,
+            s41.ts
+            #EXTINF:3.5,
+            s42.ts
+            #EXT-X-PROGRAM-DATE-TIME:2024-06-01T12:00:00Z
+            #EXTINF:4,
+            s43.ts
+            #EXTINF:4,
+            s44.ts
+            """)
+        let noon = utc(2024, 6, 1, 12, 0, 0).timeIntervalSince1970
+        let dates = playlist.segments.map { $0.programDateTime?.timeIntervalSince1970 }
+        XCTAssertNil(dates[0])
+        XCTAssertEqual(dates[1]!, noon - 7.5, accuracy: 1e-6)
+        XCTAssertEqual(dates[2]!, noon - 3.5, accuracy: 1e-6)
+        XCTAssertEqual(dates[3]!, noon, accuracy: 1e-6)
+        XCTAssertEqual(dates[4]!, noon + 4, accuracy: 1e-6)
+        XCTAssertNil(try parseMedia("#EXTM3U\n#EXTINF:4,\na.ts\n").segments[0].programDateTime)
     }
 
     func testDateSpellings() throws {

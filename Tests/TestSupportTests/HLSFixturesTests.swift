@@ -244,6 +244,37 @@ final class HLSFixturesTests: XCTestCase {
         XCTAssertTrue(try isTransportStream(clear))
     }
 
+    /// libavformat's own HLS demuxer reads every set over the test server: the playlists, the segments and the AES
+    /// key all come over HTTP and are all found.
+    func test_ffprobe_readsEverySetOverTheTestServer() throws {
+        let server = try HTTPTestServer(root: try Fixtures.directory())
+        defer { server.stop() }
+        for fixture in HLSFixture.allCases {
+            let facts = fixture.facts
+            let url = server.url(fixture.rawValue).absoluteString
+            let result = try Subprocess.run(
+                "ffprobe", ["-v", "error", "-show_format", "-show_streams", "-of", "json", url], timeout: 300)
+            XCTAssertEqual(result.status, 0, "\(fixture.rawValue): \(result.stderr)")
+            let report = try JSONDecoder().decode(ProbeReport.self, from: result.stdoutData)
+            XCTAssertEqual(report.format.formatName, "hls")
+            XCTAssertEqual(
+                report.streams(ofType: "video").map(\.width),
+                facts.isMultivariant ? facts.variants.map(\.width) : [facts.video.width], fixture.rawValue)
+            XCTAssertEqual(
+                report.streams(ofType: "audio").count, max(facts.audioRenditions.count, 1), fixture.rawValue)
+            let requested = Set(server.requestLog.map(\.path))
+            XCTAssertTrue(requested.contains("/\(fixture.rawValue)"), fixture.rawValue)
+            for playlist in facts.variants.map(\.playlist) + facts.audioRenditions.map(\.playlist) {
+                XCTAssertTrue(requested.contains("/\(fixture.folder)/\(playlist)"), "\(fixture.rawValue): \(playlist)")
+            }
+            if let key = facts.key {
+                XCTAssertTrue(requested.contains("/\(fixture.folder)/\(key.uri)"), "the key is fetched")
+            }
+        }
+        let failures = server.requestLog.filter { $0.status != 200 && $0.status != 206 }
+        XCTAssertEqual(failures.map(\.path), [])
+    }
+
     // MARK: Helpers
 
     /// Each video playlist with the size it should have: every variant of a multivariant set, or the media playlist.

@@ -243,6 +243,34 @@ final class HLSLiveWindowTests: XCTestCase {
             server.requestLog.map(\.path), ["/hls/ts/live_540p.m3u8", "/hls/ts/live_540p.m3u8", "/hls/ts/540p_002.ts"])
     }
 
+    /// A whole ladder made live under another folder: the same multivariant playlist, every media playlist live
+    /// with one "now", segment URIs pointing back at the VOD set.
+    func test_ladder_servesEveryMediaPlaylistLive_withOneNow() throws {
+        let server = try HTTPTestServer(root: try Fixtures.directory())
+        defer { server.stop() }
+        let ladder = try HLSLiveLadder(.ts, window: .sliding(segments: 2))
+        XCTAssertEqual(
+            ladder.windows.keys.sorted(),
+            ["360p.m3u8", "540p.m3u8", "720p.m3u8", "eng.m3u8", "fra.m3u8", "subs_eng.m3u8"])
+        ladder.serve(on: server, at: "/live/ts/")
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        let master = try get(server.url("live/ts/master.m3u8"), session)
+        XCTAssertEqual(master.text, try String(contentsOf: try Fixtures.url(HLSFixture.ts), encoding: .utf8))
+        let variantURL = try XCTUnwrap(URL(string: "720p.m3u8", relativeTo: server.url("live/ts/master.m3u8")))
+        var variant = try get(variantURL, session)
+        XCTAssertEqual(segmentURIs(variant.text), ["/hls/ts/720p_000.ts", "/hls/ts/720p_001.ts"])
+        ladder.advance()
+        variant = try get(variantURL, session)
+        XCTAssertEqual(segmentURIs(variant.text), ["/hls/ts/720p_001.ts", "/hls/ts/720p_002.ts"])
+        let french = try get(server.url("live/ts/fra.m3u8"), session)
+        XCTAssertEqual(segmentURIs(french.text), ["/hls/ts/fra_001.ts", "/hls/ts/fra_002.ts"])
+        XCTAssertTrue(french.text.contains("#EXT-X-MEDIA-SEQUENCE:1\n"))
+        let segmentURL = try XCTUnwrap(URL(string: segmentURIs(variant.text)[1], relativeTo: variantURL))
+        XCTAssertEqual(try get(segmentURL, session).type, "video/mp2t")
+        XCTAssertEqual(server.requestLog.last?.status, 200)
+    }
+
     // MARK: Helpers
 
     private func segmentURIs(_ playlist: String) -> [String] {

@@ -91,6 +91,11 @@ package struct HLSAttributeList: Sendable, Equatable {
         }
     }
 
+    /// Replaces the value of the attribute at `index` (variable substitution).
+    package mutating func replaceValue(at index: Int, with value: String) {
+        attributes[index].value = value
+    }
+
     /// The attribute called `name`, if present.
     package subscript(name: String) -> Attribute? {
         indexByName[name].map { attributes[$0] }

@@ -17,11 +17,14 @@ package struct HLSMultivariantPlaylist: Sendable, Equatable {
     package var sessionKeys: [HLSKey]
     /// `#EXT-X-SESSION-DATA` tags.
     package var sessionData: [HLSSessionData]
+    /// The `#EXT-X-DEFINE` variables (8216bis), by name: pass them to `HLSParser.parse(_:url:importing:)` when
+    /// parsing this playlist's media playlists, for their `IMPORT`s.
+    package var definitions: [String: String]
 
     package init(
         url: URL, version: Int? = nil, variants: [HLSVariant] = [], iFrameVariants: [HLSVariant] = [],
         renditions: [HLSRendition] = [], independentSegments: Bool = false, start: HLSStartPoint? = nil,
-        sessionKeys: [HLSKey] = [], sessionData: [HLSSessionData] = []
+        sessionKeys: [HLSKey] = [], sessionData: [HLSSessionData] = [], definitions: [String: String] = [:]
     ) {
         self.url = url
         self.version = version
@@ -32,6 +35,7 @@ package struct HLSMultivariantPlaylist: Sendable, Equatable {
         self.start = start
         self.sessionKeys = sessionKeys
         self.sessionData = sessionData
+        self.definitions = definitions
     }
 
     /// The renditions of `type` in group `groupID`, in playlist order.

@@ -18,22 +18,28 @@ package struct HLSParser: Sendable {
     }
 
     /// Parses UTF-8 `data` (a leading byte order mark is skipped) fetched from `url` (after redirects). The size is
-    /// checked before the bytes are decoded.
-    package func parse(_ data: Data, url: URL) throws(HLSPlaylistError) -> HLSPlaylist {
+    /// checked before the bytes are decoded. `definitions` are the variables of the multivariant playlist that led
+    /// here (`HLSMultivariantPlaylist.definitions`), for `#EXT-X-DEFINE:IMPORT`.
+    package func parse(
+        _ data: Data, url: URL, importing definitions: [String: String] = [:]
+    ) throws(HLSPlaylistError) -> HLSPlaylist {
         guard data.count <= limits.maxBytes else { throw tooLarge(data.count) }
         guard let text = String(data: data, encoding: .utf8) else {
             throw HLSPlaylistError(.notAPlaylist, "the playlist is not UTF-8 text")
         }
-        return try parse(text, url: url)
+        return try parse(text, url: url, importing: definitions)
     }
 
-    /// Parses `text` fetched from `url` (after redirects); relative URIs resolve against `url`.
-    package func parse(_ text: String, url: URL) throws(HLSPlaylistError) -> HLSPlaylist {
+    /// Parses `text` fetched from `url` (after redirects); relative URIs resolve against `url`. `definitions` are
+    /// the variables of the multivariant playlist that led here, for `#EXT-X-DEFINE:IMPORT`.
+    package func parse(
+        _ text: String, url: URL, importing definitions: [String: String] = [:]
+    ) throws(HLSPlaylistError) -> HLSPlaylist {
         guard text.utf8.count <= limits.maxBytes else { throw tooLarge(text.utf8.count) }
         var text = text
         let result = text.withUTF8 { bytes -> Result<HLSPlaylist, HLSPlaylistError> in
             do throws(HLSPlaylistError) {
-                return .success(try parse(bytes: bytes, url: url))
+                return .success(try parse(bytes: bytes, url: url, importing: definitions))
             } catch {
                 return .failure(error)
             }
@@ -45,7 +51,9 @@ package struct HLSParser: Sendable {
         HLSPlaylistError(.tooLarge, "the playlist is \(size) bytes, more than the limit of \(limits.maxBytes)")
     }
 
-    private func parse(bytes: UnsafeBufferPointer<UInt8>, url: URL) throws(HLSPlaylistError) -> HLSPlaylist {
+    private func parse(
+        bytes: UnsafeBufferPointer<UInt8>, url: URL, importing definitions: [String: String]
+    ) throws(HLSPlaylistError) -> HLSPlaylist {
         var lines = LineScanner(bytes)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { lines.position = 3 }
         let body = lines.position
@@ -57,7 +65,7 @@ package struct HLSParser: Sendable {
 
         lines.position = body
         _ = lines.next()
-        var reader = HLSPlaylistReader(url: url, limits: limits)
+        var reader = HLSPlaylistReader(url: url, limits: limits, importing: definitions)
         var number = 1
         while let line = lines.next() {
             number += 1

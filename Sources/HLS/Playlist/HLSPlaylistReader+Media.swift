@@ -47,7 +47,7 @@ extension HLSPlaylistReader {
             }
             pending.programDateTime = date
         case .key:
-            let key = try key(HLSAttributeList(parsing: value, tag: tag.rawValue, line: line))
+            let key = try key(attributeList(value, tag))
             if key.method == .none {
                 keysByFormat.removeAll()
                 lastKeyFormat = nil
@@ -57,7 +57,7 @@ extension HLSPlaylistReader {
                 lastKeyFormat = format
             }
         case .map:
-            let attributes = try HLSAttributeList(parsing: value, tag: tag.rawValue, line: line)
+            let attributes = try attributeList(value, tag)
             let uri = try resolve(attributes.require(attributes.quotedString("URI"), "URI"), "#EXT-X-MAP URI")
             var range: HLSByteRange?
             if let text = try attributes.quotedString("BYTERANGE") {
@@ -66,7 +66,7 @@ extension HLSPlaylistReader {
             }
             map = HLSMap(uri: uri, byteRange: range)
         case .dateRange:
-            let attributes = try HLSAttributeList(parsing: value, tag: tag.rawValue, line: line)
+            let attributes = try attributeList(value, tag)
             let id = try attributes.require(attributes.quotedString("ID"), "ID")
             if let index = dateRangeIndexByID[id] {
                 dateRanges[index] = try dateRange(attributes, id: id, updating: dateRanges[index])

@@ -3,7 +3,7 @@ import Foundation
 /// Multivariant playlist tags (RFC 8216 section 4.3.4).
 extension HLSPlaylistReader {
     mutating func readMultivariantTag(_ tag: Tag, _ value: Substring) throws(HLSPlaylistError) {
-        let attributes = try HLSAttributeList(parsing: value, tag: tag.rawValue, line: line)
+        let attributes = try attributeList(value, tag)
         switch tag {
         case .streamInf:
             try checkVariantCount()

@@ -24,6 +24,14 @@ struct HLSPlaylistReader {
     var kindEvidence = ""
 
     // Tags of both kinds.
+    /// `#EXT-X-DEFINE` variables by name.
+    var definitions: [String: String] = [:]
+    /// The variables of the multivariant playlist, for `IMPORT`.
+    let importedDefinitions: [String: String]
+    /// The first `IMPORT` (refused in a multivariant playlist).
+    var importLine: Int?
+    /// Bytes produced by variable substitution so far.
+    var substitutedBytes = 0
     var version: Int?
     var independentSegments = false
     var start: HLSStartPoint?
@@ -68,9 +76,10 @@ struct HLSPlaylistReader {
         var isGap = false
     }
 
-    init(url: URL, limits: HLSParserLimits) {
+    init(url: URL, limits: HLSParserLimits, importing importedDefinitions: [String: String]) {
         self.url = url
         self.limits = limits
+        self.importedDefinitions = importedDefinitions
         allowedSchemes = url.isFileURL ? ["file", "http", "https"] : ["http", "https"]
     }
 
@@ -83,7 +92,7 @@ struct HLSPlaylistReader {
     mutating func read(_ text: String, line: Int) throws(HLSPlaylistError) {
         self.line = line
         if text.isEmpty { return }
-        guard text.hasPrefix("#") else { return try readURI(text) }
+        guard text.hasPrefix("#") else { return try readURI(substitutingVariables(in: text)) }
         guard text.hasPrefix("#EXT") else { return }  // a comment
         let colon = text.firstIndex(of: ":")
         let name = text[text.index(after: text.startIndex)..<(colon ?? text.endIndex)]
@@ -150,9 +159,11 @@ struct HLSPlaylistReader {
             version = number
         case .independentSegments:
             independentSegments = true
+        case .define:
+            try define(attributeList(value, tag))
         case .start:
             guard start == nil else { throw error(.invalidTag, "#EXT-X-START appears twice") }
-            let attributes = try HLSAttributeList(parsing: value, tag: tag.rawValue, line: line)
+            let attributes = try attributeList(value, tag)
             start = HLSStartPoint(
                 timeOffset: try attributes.require(attributes.signedDecimalFloat("TIME-OFFSET"), "TIME-OFFSET"),
                 precise: try attributes.boolean("PRECISE") ?? false)
@@ -191,11 +202,15 @@ struct HLSPlaylistReader {
         }
         switch kind {
         case .multivariant:
+            if let importLine {
+                throw HLSPlaylistError(
+                    .invalidTag, line: importLine, "#EXT-X-DEFINE:IMPORT is for media playlists, not multivariant ones")
+            }
             return .multivariant(
                 HLSMultivariantPlaylist(
                     url: url, version: version, variants: variants, iFrameVariants: iFrameVariants,
                     renditions: renditions, independentSegments: independentSegments, start: start,
-                    sessionKeys: sessionKeys, sessionData: sessionData))
+                    sessionKeys: sessionKeys, sessionData: sessionData, definitions: definitions))
         case .media, nil:
             let derivedTarget = max(1, (segments.map(\.duration).max() ?? 0).rounded(.up))
             return .media(
@@ -204,51 +219,68 @@ struct HLSPlaylistReader {
                     targetDurationIsDerived: targetDuration == nil, mediaSequence: mediaSequence ?? 0,
                     discontinuitySequence: discontinuitySequence ?? 0, playlistType: playlistType,
                     hasEndList: hasEndList, iFramesOnly: iFramesOnly, independentSegments: independentSegments,
-                    start: start, segments: segments, dateRanges: dateRanges))
+                    start: start, segments: Self.backfillingDates(segments), dateRanges: dateRanges))
         }
+    }
+
+    /// Dates the segments before the first dated one, back from it by their durations, as far as the previous
+    /// discontinuity (hls.js does the same): a live window that has slid past the segment that carried the tag
+    /// still knows its dates.
+    static func backfillingDates(_ segments: [HLSSegment]) -> [HLSSegment] {
+        guard let first = segments.firstIndex(where: { $0.programDateTime != nil }), first > 0 else { return segments }
+        var segments = segments
+        var index = first
+        while index > 0, !segments[index].isDiscontinuity, let date = segments[index].programDateTime {
+            index -= 1
+            segments[index].programDateTime = date.addingTimeInterval(-segments[index].duration)
+        }
+        return segments
     }
 }
 
-/// The tags the reader knows, and which kind of playlist each belongs to.
-enum Tag: String, CaseIterable {
-    // Both kinds (RFC 8216 sections 4.3.1, 4.3.5).
-    case version = "EXT-X-VERSION"
-    case independentSegments = "EXT-X-INDEPENDENT-SEGMENTS"
-    case start = "EXT-X-START"
-    // Media playlists (sections 4.3.2, 4.3.3; EXT-X-GAP and EXT-X-BITRATE from 8216bis).
-    case inf = "EXTINF"
-    case byteRange = "EXT-X-BYTERANGE"
-    case discontinuity = "EXT-X-DISCONTINUITY"
-    case key = "EXT-X-KEY"
-    case map = "EXT-X-MAP"
-    case programDateTime = "EXT-X-PROGRAM-DATE-TIME"
-    case dateRange = "EXT-X-DATERANGE"
-    case gap = "EXT-X-GAP"
-    case bitrate = "EXT-X-BITRATE"
-    case targetDuration = "EXT-X-TARGETDURATION"
-    case mediaSequence = "EXT-X-MEDIA-SEQUENCE"
-    case discontinuitySequence = "EXT-X-DISCONTINUITY-SEQUENCE"
-    case endList = "EXT-X-ENDLIST"
-    case playlistType = "EXT-X-PLAYLIST-TYPE"
-    case iFramesOnly = "EXT-X-I-FRAMES-ONLY"
-    // Multivariant playlists (section 4.3.4).
-    case media = "EXT-X-MEDIA"
-    case streamInf = "EXT-X-STREAM-INF"
-    case iFrameStreamInf = "EXT-X-I-FRAME-STREAM-INF"
-    case sessionData = "EXT-X-SESSION-DATA"
-    case sessionKey = "EXT-X-SESSION-KEY"
+extension HLSPlaylistReader {
+    /// The tags the reader knows, and which kind of playlist each belongs to.
+    enum Tag: String, CaseIterable {
+        // Both kinds (RFC 8216 sections 4.3.1, 4.3.5).
+        case version = "EXT-X-VERSION"
+        case independentSegments = "EXT-X-INDEPENDENT-SEGMENTS"
+        case start = "EXT-X-START"
+        case define = "EXT-X-DEFINE"
+        // Media playlists (sections 4.3.2, 4.3.3; EXT-X-GAP and EXT-X-BITRATE from 8216bis).
+        case inf = "EXTINF"
+        case byteRange = "EXT-X-BYTERANGE"
+        case discontinuity = "EXT-X-DISCONTINUITY"
+        case key = "EXT-X-KEY"
+        case map = "EXT-X-MAP"
+        case programDateTime = "EXT-X-PROGRAM-DATE-TIME"
+        case dateRange = "EXT-X-DATERANGE"
+        case gap = "EXT-X-GAP"
+        case bitrate = "EXT-X-BITRATE"
+        case targetDuration = "EXT-X-TARGETDURATION"
+        case mediaSequence = "EXT-X-MEDIA-SEQUENCE"
+        case discontinuitySequence = "EXT-X-DISCONTINUITY-SEQUENCE"
+        case endList = "EXT-X-ENDLIST"
+        case playlistType = "EXT-X-PLAYLIST-TYPE"
+        case iFramesOnly = "EXT-X-I-FRAMES-ONLY"
+        // Multivariant playlists (section 4.3.4).
+        case media = "EXT-X-MEDIA"
+        case streamInf = "EXT-X-STREAM-INF"
+        case iFrameStreamInf = "EXT-X-I-FRAME-STREAM-INF"
+        case sessionData = "EXT-X-SESSION-DATA"
+        case sessionKey = "EXT-X-SESSION-KEY"
 
-    enum Kind { case both, media, multivariant }
+        enum Kind { case both, media, multivariant }
 
-    /// The tags by name, for a hashed lookup per line.
-    static let byName: [Substring: Tag] = Dictionary(
-        uniqueKeysWithValues: allCases.map { (Substring($0.rawValue), $0) })
+        /// The tags by name, for a hashed lookup per line.
+        static let byName: [Substring: Tag] = Dictionary(
+            uniqueKeysWithValues: allCases.map { (Substring($0.rawValue), $0) })
 
-    var kind: Kind {
-        switch self {
-        case .version, .independentSegments, .start: .both
-        case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey: .multivariant
-        default: .media
+        var kind: Kind {
+            switch self {
+            case .version, .independentSegments, .start, .define: .both
+            case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey: .multivariant
+            default: .media
+            }
         }
     }
 }

@@ -16,8 +16,9 @@ package struct HLSSegment: Sendable, Equatable {
     /// `#EXT-X-BYTERANGE`: only these bytes of `uri` are the segment.
     package var byteRange: HLSByteRange?
     /// The `#EXT-X-PROGRAM-DATE-TIME` of this segment's first sample: the tag's date, or, for a segment without the
-    /// tag, the previous segment's date plus its duration (until a discontinuity without a date); `nil` before the
-    /// first tag.
+    /// tag, the previous segment's date plus its duration (until a discontinuity without a date). Segments before
+    /// the first dated one get its date minus the durations between, back to a discontinuity; `nil` when no tag
+    /// reaches the segment.
     package var programDateTime: Date?
     /// The `#EXT-X-KEY` in effect (`nil` or `.none` method: not encrypted).
     package var key: HLSKey?
