@@ -107,6 +107,14 @@ struct AssetReport: Encodable {
         var allowsEmptySelection: Bool
         var options: [Option]
     }
+    /// One variant of a streamed presentation (HLS).
+    struct Variant: Encodable {
+        var peakBitRate: Double?
+        var averageBitRate: Double?
+        var width: Double?
+        var height: Double?
+        var frameRate: Double?
+    }
 
     var url: String
     var duration: TimeReport
@@ -115,6 +123,7 @@ struct AssetReport: Encodable {
     var tracks: [Track]
     var metadata: [Metadata]
     var mediaSelectionGroups: [Group]
+    var variants: [Variant]
     var playabilityNote: String?
 
     init(asset: AVURLAsset) async throws {
@@ -146,6 +155,13 @@ struct AssetReport: Encodable {
                     }))
         }
         mediaSelectionGroups = groups
+        variants = try await asset.load(.variants).map { v in
+            let size = v.videoAttributes?.presentationSize
+            return Variant(
+                peakBitRate: v.peakBitRate, averageBitRate: v.averageBitRate,
+                width: size.map { Double($0.width) }, height: size.map { Double($0.height) },
+                frameRate: v.videoAttributes?.nominalFrameRate)
+        }
         if !playable {
             let media = trackReports.filter {
                 $0.mediaType == AVMediaType.video.rawValue || $0.mediaType == AVMediaType.audio.rawValue
@@ -225,6 +241,17 @@ struct AssetReport: Encodable {
             lines.append("  Metadata:")
             for m in metadata {
                 lines.append("    \(m.commonKey ?? m.identifier ?? "?"): \(m.value ?? "")")
+            }
+        }
+        if !variants.isEmpty {
+            lines.append("  Variants:")
+            for v in variants {
+                var parts: [String] = []
+                if let w = v.width, let h = v.height, w > 0 { parts.append("\(Int(w))×\(Int(h))") }
+                if let peak = v.peakBitRate { parts.append("\(Int(peak / 1000)) kb/s") }
+                if let average = v.averageBitRate { parts.append("(average \(Int(average / 1000)) kb/s)") }
+                if let fps = v.frameRate { parts.append(String(format: "%.3g fps", fps)) }
+                lines.append("    " + parts.joined(separator: "  "))
             }
         }
         if !mediaSelectionGroups.isEmpty {

@@ -32,6 +32,7 @@ final class StatusLine: @unchecked Sendable {
         if let dropped = item.accessLog()?.events.last?.numberOfDroppedVideoFrames, dropped >= 0 {
             fields.append("drop \(dropped)")
         }
+        if let stream = streamState(item, t) { fields.append(stream) }
         if let audio = extras.audio { fields.append("a:\(audio)") }
         if let subtitles = extras.subtitles { fields.append("s:\(subtitles)") }
         fields.append(extras.exactSeeking ? "exact" : "fast")
@@ -72,6 +73,29 @@ final class StatusLine: @unchecked Sendable {
         }
         return String(repeating: "=", count: done) + String(repeating: "-", count: loaded - done)
             + String(repeating: " ", count: width - loaded)
+    }
+
+    /// For a stream (HLS): the variant playing (its resolution and peak bit rate) and how far ahead it is buffered,
+    /// e.g. `640×360@580k buf+8.0s`; nil for files.
+    private func streamState(_ item: AVPlayerItem, _ t: Double) -> String? {
+        guard item.status == .readyToPlay, let asset = item.asset as? AVURLAsset, !asset.url.isFileURL else {
+            return nil
+        }
+        let variants = asset.variants
+        var parts: [String] = []
+        let size = item.presentationSize
+        if let playing = variants.first(where: { $0.videoAttributes?.presentationSize == size }) ?? variants.first {
+            let resolution = playing.videoAttributes.map {
+                "\(Int($0.presentationSize.width))×\(Int($0.presentationSize.height))"
+            }
+            let rate = playing.peakBitRate.map { "\(Int($0 / 1000))k" }
+            parts.append([resolution, rate].compactMap { $0 }.joined(separator: "@"))
+        }
+        if let range = item.loadedTimeRanges.last?.timeRangeValue, range.end.seconds.isFinite {
+            parts.append(String(format: "buf+%.1fs", max(0, range.end.seconds - t)))
+        }
+        if item.duration.isIndefinite { parts.append("live") }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
     /// Which kinds of enabled tracks the item presents: `A+V`, `V`, `A` (or `-` before it is ready).

@@ -31,6 +31,21 @@ final class HLSLadderTests: XCTestCase {
         XCTAssertEqual(audible.defaultOption, audible.options[0])
     }
 
+    func test_variants_areTheMultivariantPlaylists_withTheirRatesAndSizes() async throws {
+        let asset = AVURLAsset(url: masterURL)
+        let variants = try await asset.load(.variants)
+        let facts = HLSFixture.ts.facts.variants
+        XCTAssertEqual(variants.map(\.peakBitRate), facts.map { Double($0.bandwidth) })
+        XCTAssertEqual(
+            variants.map { $0.videoAttributes?.presentationSize },
+            facts.map { CGSize(width: $0.width, height: $0.height) })
+        XCTAssertEqual(variants.first?.videoAttributes?.codecTypes, [NSNumber(value: 0x6176_6331)])  // 'avc1'
+        XCTAssertEqual(variants.first?.audioAttributes?.formatIDs, [NSNumber(value: 0x6161_6320)])  // 'aac '
+        let file = AVURLAsset(url: try fixture(.h264AAC))
+        let none = try await file.load(.variants)
+        XCTAssertTrue(none.isEmpty)
+    }
+
     /// English from the start (the default rendition), French from 4 s: 440 Hz before, 550 Hz after; the picture
     /// goes on in order; the first variant (360p) is the one played; the French rendition's segments are fetched
     /// only from the switch on (its first one is probed when the presentation opens: once for the asset, once for

@@ -63,6 +63,18 @@ final class AvplayInfoTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("legible:"), r.stdout)
     }
 
+    func test_hlsLadder_listsItsVariantsAndRenditions() throws {
+        let server = try HTTPTestServer(root: try Fixtures.directory())
+        defer { server.stop() }
+        let r = try run(["info", server.url(HLSFixture.ts.rawValue).absoluteString])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for variant in HLSFixture.ts.facts.variants {
+            XCTAssertTrue(
+                r.stdout.contains("\(variant.width)×\(variant.height)  \(variant.bandwidth / 1000) kb/s"), r.stdout)
+        }
+        XCTAssertTrue(r.stdout.contains("audible: English (default), Français"), r.stdout)
+    }
+
     func test_badInputs_exitOneWithTheErrorsDescription() throws {
         let cases: [(String, String)] = [
             (try Fixtures.url(.empty).path, "is empty"),

@@ -44,6 +44,8 @@ struct AssetDescription: Sendable {
     var duration: CMTime
     var providesPreciseDurationAndTiming: Bool
     var tracks: [Track]
+    /// A streamed presentation's variants (HLS), in playlist order; empty for files.
+    var variants: [VariantDescription] = []
     var containerMetadata: [String: String]
     var byteSize: Int64?
     var bitRate: Int64?
@@ -79,6 +81,7 @@ struct AssetDescription: Sendable {
         let containerDuration = media.duration
         let originMicroseconds = max(0, media.startTimeMicroseconds ?? 0)
         timeOrigin = CMTime(value: originMicroseconds, timescale: 1_000_000)
+        variants = media.variants
 
         var tracks: [Track] = []
         var usedIDs = Set<CMPersistentTrackID>()

@@ -168,6 +168,22 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         }
     }
 
+    package var variants: [VariantDescription] {
+        (multivariant?.variants ?? []).filter { !$0.isIFrameOnly }.map { v in
+            let kinds = v.codecs.map { $0.lowercased() }
+            let videoCodec = kinds.contains {
+                ["avc", "hvc", "hev", "vp0", "vp9", "av01", "dvh"].contains(where: $0.hasPrefix)
+            }
+            let audioCodec = kinds.contains {
+                ["mp4a", "ac-3", "ec-3", "opus", "flac", "alac"].contains(where: $0.hasPrefix)
+            }
+            return VariantDescription(
+                uri: v.uri.absoluteString, peakBitRate: v.bandwidth, averageBitRate: v.averageBandwidth,
+                width: v.resolution?.width, height: v.resolution?.height, frameRate: v.frameRate, codecs: v.codecs,
+                hasVideo: v.resolution != nil || videoCodec, hasAudio: audioCodec || v.audioGroup != nil)
+        }
+    }
+
     package var dateMapping: DateMapping? { publishLock.withLock { publishedDateMapping } }
 
     package var liveWindow: CMTimeRange? { publishLock.withLock { publishedLiveWindow } }

@@ -24,6 +24,8 @@ package struct MediaDescription: Sendable {
     package var metadata: [String: String] = [:]
     /// Whether the media is live (a live or event stream still growing): no duration, a moving seekable window.
     package var isLive = false
+    /// The variants a streamed presentation offers (HLS), in playlist order; empty for files.
+    package var variants: [VariantDescription] = []
     /// The streams, in container order (``StreamDescription/index`` is the position).
     package var streams: [StreamDescription] = []
 

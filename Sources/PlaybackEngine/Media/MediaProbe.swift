@@ -23,6 +23,7 @@ package enum MediaProbe {
         try source.open()
         var description = MediaDescription(source.info)
         description.isLive = source.isLive
+        description.variants = source.variants
         return description
     }
 

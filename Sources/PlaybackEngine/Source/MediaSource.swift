@@ -81,6 +81,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// For live media, the container-time range that can be seeked to now (the playlist's window, moving as it is
     /// reloaded); nil for media whose seekable range is fixed at open (``seekableRange``). Any thread.
     var liveWindow: CMTimeRange? { get }
+
+    /// The variants a streamed presentation offers (HLS), in playlist order; empty for a single rendition (files).
+    /// After ``open()``.
+    var variants: [VariantDescription] { get }
 }
 
 extension MediaSource {
@@ -89,6 +93,9 @@ extension MediaSource {
 
     /// Files have a fixed seekable range.
     package var liveWindow: CMTimeRange? { nil }
+
+    /// Files are one rendition.
+    package var variants: [VariantDescription] { [] }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
