@@ -47,9 +47,9 @@ final class HLSLadderTests: XCTestCase {
     }
 
     /// English from the start (the default rendition), French from 4 s: 440 Hz before, 550 Hz after; the picture
-    /// goes on in order; the first variant (360p) is the one played; the French rendition's segments are fetched
-    /// only from the switch on (its first one is probed when the presentation opens: once for the asset, once for
-    /// playback).
+    /// goes on in order; the first variant (360p) is the one played; the presentation is opened once (playback
+    /// adopts the source the asset's loading opened); the French rendition's segments are fetched only from the
+    /// switch on (its first one is probed when the presentation opens).
     func test_firstVariantPlays_withTheDefaultRendition_andSelectingAnotherSwitchesWhilePlaying() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: masterURL)
@@ -64,6 +64,8 @@ final class HLSLadderTests: XCTestCase {
         v.clock.advance(by: CMTime(value: 4, timescale: 1))
         waitUntil("four seconds of audio", timeout: 30) { v.audio.frameCount >= 4 * 48_000 }
         let frenchBefore = server.requestLog.filter { $0.path.contains("/fra_") }.count
+        XCTAssertEqual(server.requests(for: "/hls/ts/master.m3u8").count, 1)
+        XCTAssertEqual(server.requests(for: "/hls/ts/360p_000.ts").count, 1)
         XCTAssertEqual(
             Set(server.requestLog.filter { $0.path.contains("/fra_") }.map(\.path)), ["/hls/ts/fra_000.ts"],
             "\(server.requestLog.map(\.path))")

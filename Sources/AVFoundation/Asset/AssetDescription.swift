@@ -62,7 +62,7 @@ struct AssetDescription: Sendable {
         do {
             media = try MediaProbe.describe(
                 url: url, options: SourceOptions(assetOptions: options), cancellation: cancellation,
-                factory: .avFoundation)
+                factory: .avFoundation, keep: WarmSourceShelf.shared.keepIfStreamed)
         } catch let failure as any MediaFailure {
             throw AVError.openFailure(url, failure)
         } catch {

@@ -4,19 +4,89 @@ import PlaybackEngine
 
 extension MediaSourceFactory {
     /// How the public layer reads an asset's URL: an `http(s)` URL of an HLS playlist (`.m3u8`, `.m3u`) through the
-    /// HLS module's own playlist and segment layer; files and everything else through libavformat.
+    /// HLS module's own playlist and segment layer (the source the asset's loading opened, when it is still on the
+    /// ``WarmSourceShelf``); files and everything else through libavformat.
     static let avFoundation = MediaSourceFactory { location, sourceOptions, options, cancellation in
-        if let url = URL(string: location), HLSHTTP.isRemote(url), HLSSource.handles(url) {
+        if let url = URL(string: location), WarmSourceShelf.isStreamed(url) {
+            if let warm = WarmSourceShelf.shared.take(location: location, options: sourceOptions) { return warm }
             return HLSSource(url: url, sourceOptions: sourceOptions, cancellation: cancellation)
         }
         return MediaSourceFactory.ffmpeg.make(location, sourceOptions, options, cancellation)
     }
 }
 
-/// The schemes the HLS source fetches.
-private enum HLSHTTP {
-    static func isRemote(_ url: URL) -> Bool {
+/// Opened HLS sources that an asset's loading leaves for the first item that plays the asset: the presentation's
+/// playlists are fetched and its first segments probed once, not once for the asset and again for playback (mpv and
+/// Apple's player open a stream once). A source waits at most ``lifetime`` seconds; then it is closed.
+///
+/// Thread-safe.
+final class WarmSourceShelf: @unchecked Sendable {
+    static let shared = WarmSourceShelf()
+    /// Seconds an unclaimed source is kept.
+    static let lifetime: TimeInterval = 10
+    /// Sources kept at most (the oldest is closed first).
+    static let capacity = 4
+
+    private struct Entry {
+        var location: String
+        var options: SourceOptions
+        var source: any MediaSource
+        var deadline: Date
+    }
+
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var entries: [Entry] = []
+
+    /// Whether the HLS source reads `url`.
+    static func isStreamed(_ url: URL) -> Bool {
         let scheme = url.scheme?.lowercased()
-        return scheme == "http" || scheme == "https"
+        return (scheme == "http" || scheme == "https") && HLSSource.handles(url)
+    }
+
+    /// Keeps `source` when it is an HLS source (others are closed as before); `MediaProbe`'s `keep`.
+    func keepIfStreamed(_ source: any MediaSource) {
+        guard let stream = source as? HLSSource else { return }
+        let location = stream.url.absoluteString
+        let expired: [any MediaSource] = lock.withLock {
+            var dropped = removeExpired()
+            entries.append(
+                Entry(
+                    location: location, options: stream.sourceOptions, source: stream,
+                    deadline: Date().addingTimeInterval(Self.lifetime)))
+            while entries.count > Self.capacity { dropped.append(entries.removeFirst().source) }
+            return dropped
+        }
+        for source in expired { source.interrupt() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.lifetime + 0.5) { [weak self] in
+            self?.closeExpired()
+        }
+    }
+
+    /// The kept source for `location` opened with `options`, if any (it leaves the shelf).
+    func take(location: String, options: SourceOptions) -> (any MediaSource)? {
+        let (taken, expired): ((any MediaSource)?, [any MediaSource]) = lock.withLock {
+            let dropped = removeExpired()
+            guard let index = entries.firstIndex(where: { $0.location == location && $0.options == options }) else {
+                return (nil, dropped)
+            }
+            return (entries.remove(at: index).source, dropped)
+        }
+        for source in expired { source.interrupt() }
+        guard let taken, !taken.isInterrupted else { return nil }
+        return taken
+    }
+
+    private func closeExpired() {
+        let expired = lock.withLock { removeExpired() }
+        for source in expired { source.interrupt() }
+    }
+
+    /// Removes and returns the entries past their deadline. Call with `lock` held.
+    private func removeExpired() -> [any MediaSource] {
+        let now = Date()
+        let expired = entries.filter { $0.deadline <= now }.map(\.source)
+        entries.removeAll { $0.deadline <= now }
+        return expired
     }
 }

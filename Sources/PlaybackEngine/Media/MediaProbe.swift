@@ -13,10 +13,13 @@ package enum MediaProbe {
     ///   - options: how to open a network input (ignored for file URLs).
     ///   - cancellation: cancels the probe from another thread.
     ///   - factory: makes the source (the one playback will use).
+    ///   - keep: given the opened source once it is described, to keep it for playback instead of closing it (the
+    ///     caller then owns it; it has been read on this thread only).
     /// - Throws: a ``MediaFailure``: why the input could not be opened or probed (kind ``MediaFailureKind/cancelled``
     ///   when cancelled or timed out).
     package static func describe(
-        url: URL, options: SourceOptions, cancellation: Cancellation, factory: MediaSourceFactory = .ffmpeg
+        url: URL, options: SourceOptions, cancellation: Cancellation, factory: MediaSourceFactory = .ffmpeg,
+        keep: ((any MediaSource) -> Void)? = nil
     ) throws -> MediaDescription {
         // The same source playback reads, so an asset is opened exactly as its items will be.
         let source = factory.make(url.mediaLocation, options, [:], cancellation)
@@ -24,6 +27,7 @@ package enum MediaProbe {
         var description = MediaDescription(source.info)
         description.isLive = source.isLive
         description.variants = source.variants
+        keep?(source)
         return description
     }
 
