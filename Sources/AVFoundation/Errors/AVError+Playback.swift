@@ -24,9 +24,10 @@ extension AVError {
                 return .media(.operationInterrupted, "Reading “\(name)” was interrupted.", url: url, ffmpeg: e)
             }
             if e.kind == .invalidData || e.posixErrno == EIO {
+                // The HLS source names the request or playlist that failed.
                 return .media(
-                    .failedToLoadMediaData, "“\(name)” could not be read to its end: \(e.message).", url: url,
-                    ffmpeg: e)
+                    .failedToLoadMediaData, "“\(name)” could not be read to its end: \(e.message).",
+                    reason: e.function.hasPrefix("HLS") ? e.function : nil, url: url, ffmpeg: e)
             }
             return openFailure(url, e)
         }

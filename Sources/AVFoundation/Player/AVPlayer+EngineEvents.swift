@@ -80,14 +80,12 @@ extension AVPlayer {
         event.durationWatched = Date().timeIntervalSince(start.date)
         event.numberOfStalls = start.stalls
         event.numberOfDroppedVideoFrames = (engine?.statistics.framesDropped ?? 0) - start.dropped
-        event.playbackType = item.asset.loader.url.isFileURL ? "FILE" : "VOD"
-        event.playbackSessionID = item.read { $0.session?.id.uuidString }
-        if let d = item.asset.loader.loaded {
-            if let bitRate = d.bitRate { event.indicatedBitrate = Double(bitRate) }
-            if let bytes = d.byteSize, d.duration.seconds > 0 {
-                event.observedBitrate = Double(bytes) * 8 / d.duration.seconds
-            }
-        }
+        let session = item.read { $0.session }
+        event.playbackType =
+            item.asset.loader.url.isFileURL ? "FILE" : (session?.isLive == true ? "LIVE" : "VOD")
+        event.playbackSessionID = session?.id.uuidString
+        if let d = item.asset.loader.loaded, let bitRate = d.bitRate { event.indicatedBitrate = Double(bitRate) }
+        if let log = session?.networkLog { item.fillTransfers(of: event, from: log) }
         if let attach = item.read({ $0.attachDate }), let ready = item.read({ $0.readyDate }) {
             event.startupTime = ready.timeIntervalSince(attach)
         }

@@ -168,6 +168,51 @@ extension AVPlayerItem {
             s.isPlaybackLikelyToKeepUp = b.isLikelyToKeepUp
         }
         refreshLiveWindow()
+        logFailedRequests()
+    }
+
+    /// Fills `event` with what the source measured of the transfers made since the previous event (HLS): requests,
+    /// bytes, transfer time, the bit rate observed over it, the media duration downloaded. Nothing measured is
+    /// left at Apple's "unknown" (negative).
+    func fillTransfers(of event: AVPlayerItemAccessLogEvent, from log: NetworkLog) {
+        let transfers = log.finishedTransfers
+        let period: [NetworkLog.Transfer] = mutate { s in
+            defer { s.loggedTransfers = transfers.count }
+            return s.loggedTransfers < transfers.count ? Array(transfers[s.loggedTransfers...]) : []
+        }
+        guard !period.isEmpty else { return }
+        let media = period.filter { $0.kind == .media }
+        event.numberOfMediaRequests = media.count
+        event.numberOfBytesTransferred = period.reduce(0) { $0 + $1.bytes }
+        let mediaBytes = media.reduce(Int64(0)) { $0 + $1.bytes }
+        let transferTime = media.reduce(0) { $0 + $1.duration }
+        event.transferDuration = transferTime
+        if transferTime > 0 { event.observedBitrate = Double(mediaBytes) * 8 / transferTime }
+        event.segmentsDownloadedDuration = media.reduce(0) { $0 + $1.mediaDuration }
+        event.serverAddress = period.last?.serverAddress
+        if let indicated = media.last(where: { $0.indicatedBitrate != nil })?.indicatedBitrate {
+            event.indicatedBitrate = indicated
+        }
+    }
+
+    /// Turns the source's failed requests (HLS) not yet logged into error-log events, and announces them.
+    func logFailedRequests() {
+        guard let session = read({ $0.session }), let log = session.networkLog else { return }
+        let failures = log.failedRequests
+        let fresh: [AVPlayerItemErrorLogEvent] = mutate { s in
+            guard failures.count > s.loggedFailures else { return [] }
+            let new = failures[s.loggedFailures...].map { f in
+                AVPlayerItemErrorLogEvent(
+                    date: f.date, uri: f.uri, serverAddress: f.serverAddress,
+                    playbackSessionID: session.id.uuidString, errorStatusCode: f.statusCode, errorDomain: f.domain,
+                    errorComment: f.comment)
+            }
+            s.loggedFailures = failures.count
+            for event in new { s.errorLog.append(event) }
+            return Array(new)
+        }
+        guard !fresh.isEmpty else { return }
+        NotificationCenter.default.post(name: AVPlayerItem.newErrorLogEntryNotification, object: self)
     }
 
     /// A live stream's seekable window moves as its playlist is reloaded: publish where it is now.

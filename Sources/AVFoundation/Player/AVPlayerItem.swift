@@ -73,6 +73,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var session: ItemSession?
         var accessLog = AVPlayerItemAccessLog(events: [])
         var errorLog = AVPlayerItemErrorLog(events: [])
+        /// How many of the source's failed requests and finished transfers are already in the logs.
+        var loggedFailures = 0
+        var loggedTransfers = 0
         var readyDate: Date?
         var attachDate: Date?
         /// Where playback starts when the item becomes ready (AVPlayerLooper's range start).
@@ -455,7 +458,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
 
     /// A snapshot of the error log (nil when empty).
     open func errorLog() -> AVPlayerItemErrorLog? {
-        read { $0.errorLog.events.isEmpty ? nil : $0.errorLog.copy() as? AVPlayerItemErrorLog }
+        logFailedRequests()
+        return read { $0.errorLog.events.isEmpty ? nil : $0.errorLog.copy() as? AVPlayerItemErrorLog }
     }
 
     open override var description: String {

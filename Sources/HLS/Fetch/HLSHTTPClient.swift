@@ -13,6 +13,8 @@ import FoundationNetworking
 /// local file or another scheme. Thread-safe; ``invalidate()`` ends every transfer.
 final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let options: SourceOptions
+    /// Where finished transfers and failed requests are recorded.
+    let log = NetworkLog()
     private let lock = NSLock()
     /// Guarded by `lock`: the bodies of the transfers in flight, by task.
     private var streams: [Int: HTTPBodyStream] = [:]
@@ -43,15 +45,24 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         return scheme == "http" || scheme == "https"
     }
 
-    /// Starts a GET of `url` (of `range` of it, when given) and returns its body stream at once.
-    func start(_ url: URL, range: ClosedRange<Int64>? = nil) -> HTTPBodyStream {
-        let stream = HTTPBodyStream(url: url)
+    /// Starts a GET of `url` (of `range` of it, when given) and returns its body stream at once. `kind`,
+    /// `mediaDuration` and `indicatedBitrate` describe it in the network log.
+    func start(
+        _ url: URL, range: ClosedRange<Int64>? = nil, kind: NetworkLog.Transfer.Kind = .other,
+        mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil
+    ) -> HTTPBodyStream {
+        let stream = HTTPBodyStream(
+            url: url, kind: kind, mediaDuration: mediaDuration, indicatedBitrate: indicatedBitrate)
         guard Self.isFetchable(url) else {
             stream.finish(error: Self.forbidden(url))
             return stream
         }
         var request = URLRequest(url: url)
-        if let range { request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range") }
+        if let range {
+            // An open end (`Int64.max`) asks for the rest of the resource.
+            let end = range.upperBound == Int64.max ? "" : String(range.upperBound)
+            request.setValue("bytes=\(range.lowerBound)-\(end)", forHTTPHeaderField: "Range")
+        }
         let task: URLSessionDataTask? = lock.withLock {
             guard !invalidated, let session else { return nil }
             let task = session.dataTask(with: request)
@@ -133,9 +144,13 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         guard let stream = stream(for: dataTask) else { return completionHandler(.cancel) }
         let http = response as? HTTPURLResponse
         if let http { stream.received(response: http) }
-        if let error = http.flatMap({
-            Self.failure(status: $0.statusCode, url: dataTask.originalRequest?.url ?? stream.url)
-        }) {
+        if let http, let error = Self.failure(status: http.statusCode, url: dataTask.originalRequest?.url ?? stream.url)
+        {
+            log.record(
+                NetworkLog.Failure(
+                    date: Date(), uri: stream.url.absoluteString, serverAddress: stream.url.host,
+                    statusCode: http.statusCode, domain: "HTTP",
+                    comment: HTTPURLResponse.localizedString(forStatusCode: http.statusCode)))
             stream.finish(error: error)
             return completionHandler(.cancel)
         }
@@ -158,6 +173,29 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let stream = lock.withLock { streams.removeValue(forKey: task.taskIdentifier) }
         guard let stream else { return }
-        stream.finish(error: error.map { Self.failure($0, url: stream.url) })
+        let failure = error.map { Self.failure($0, url: stream.url) }
+        record(stream, error: error)
+        stream.finish(error: failure)
+    }
+
+    /// Logs a finished transfer, or a transport failure (a refused status was logged with its response; tasks are
+    /// cancelled only after such a status).
+    private func record(_ stream: HTTPBodyStream, error: (any Error)?) {
+        let host = stream.url.host
+        if let error {
+            let transport = error as? URLError
+            guard transport?.code != .cancelled else { return }
+            log.record(
+                NetworkLog.Failure(
+                    date: Date(), uri: stream.url.absoluteString, serverAddress: host,
+                    statusCode: transport.map { $0.code.rawValue } ?? -1, domain: NSURLErrorDomain,
+                    comment: error.localizedDescription))
+        } else if let status = stream.statusCode, (200..<300).contains(status) {
+            log.record(
+                NetworkLog.Transfer(
+                    kind: stream.kind, uri: stream.url.absoluteString, serverAddress: host, bytes: stream.bytesReceived,
+                    duration: Date().timeIntervalSince(stream.started), start: stream.started,
+                    mediaDuration: stream.mediaDuration, indicatedBitrate: stream.indicatedBitrate))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,6 +13,14 @@ import FoundationNetworking
 final class HTTPBodyStream: @unchecked Sendable {
     /// The URL asked for.
     let url: URL
+    /// What the transfer is, for the network log.
+    let kind: NetworkLog.Transfer.Kind
+    /// The media duration it carries (a segment's), for the log.
+    let mediaDuration: TimeInterval
+    /// The bit rate of the variant it belongs to, for the log.
+    let indicatedBitrate: Double?
+    /// When it was asked for.
+    let started = Date()
     private let condition = NSCondition()
     /// Guarded by `condition`: bytes received and not yet read.
     private var pending = Data()
@@ -24,9 +33,21 @@ final class HTTPBodyStream: @unchecked Sendable {
     /// Set by ``cancel()``: what still arrives is dropped.
     private var abandoned = false
 
-    init(url: URL) {
+    init(
+        url: URL, kind: NetworkLog.Transfer.Kind = .other, mediaDuration: TimeInterval = 0,
+        indicatedBitrate: Double? = nil
+    ) {
         self.url = url
+        self.kind = kind
+        self.mediaDuration = mediaDuration
+        self.indicatedBitrate = indicatedBitrate
     }
+
+    /// The response's HTTP status (nil before the response).
+    var statusCode: Int? { condition.withLock { status } }
+
+    /// Whether the reader gave the body up.
+    var isAbandoned: Bool { condition.withLock { abandoned } }
 
     // MARK: Network side
 

@@ -91,6 +91,16 @@ final class HLSInput {
 
     var bytesDelivered: Int64 { feed.bytesDelivered }
 
+    /// Why the feed ended, when a request failed (its text names the request).
+    var feedFailure: FFmpegError? { feed.failure }
+
+    /// The `BANDWIDTH` of the variant this input plays (nil for a rendition or a lone media playlist): recorded
+    /// with its segments' transfers.
+    var indicatedBitrate: Double? {
+        get { feed.indicatedBitrate }
+        set { feed.indicatedBitrate = newValue }
+    }
+
     /// Whether any of the input's streams is read.
     var isActive: Bool { !kept.isEmpty }
 
@@ -110,7 +120,14 @@ final class HLSInput {
         guard !hasLookahead, !isExhausted, isActive else { return }
         feed.prefetchesAhead = true
         while true {
-            switch try format.read(into: buffered) {
+            let result: ReadResult
+            do {
+                result = try format.read(into: buffered)
+            } catch {
+                // The demuxer passes on only the code; the feed knows which request failed.
+                throw feedFailure ?? error
+            }
+            switch result {
             case .endOfFile:
                 isExhausted = true
                 return

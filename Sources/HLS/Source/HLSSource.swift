@@ -114,6 +114,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         }
         inputs = opened
         let main = opened[0]
+        main.indicatedBitrate = variant.map { Double($0.bandwidth) }
         main.onPlaylistChange = { [unowned self, unowned main] in publish(main) }
         var info = main.format.info
         info.streams = streams
@@ -183,6 +184,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                 hasVideo: v.resolution != nil || videoCodec, hasAudio: audioCodec || v.audioGroup != nil)
         }
     }
+
+    package var networkLog: NetworkLog? { client.log }
 
     package var dateMapping: DateMapping? { publishLock.withLock { publishedDateMapping } }
 
@@ -267,7 +270,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package var isAtEndOfInput: Bool { inputs.allSatisfy { !$0.isActive || $0.isExhausted } }
 
-    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.format.ioError }.first }
+    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.feedFailure ?? $0.format.ioError }.first }
 
     package var bytesRead: Int64 { inputs.reduce(0) { $0 + $1.bytesDelivered } }
 

@@ -10,6 +10,11 @@ import Foundation
 final class SegmentFeed: ByteStreamReader {
     /// At most this many bytes of a playlist, key or init section are held (segments stream).
     static let maximumWholeFetch = 16 << 20
+    /// A failed segment request is tried again this many times (after 0.25, 0.5, 1 s), resuming where its bytes
+    /// stopped when it can; then the segment is skipped.
+    static let retries = 3
+    /// This many segments skipped one after another end the stream with the last failure (a server gone).
+    static let maximumSkippedInARow = 3
 
     private let client: HLSHTTPClient
     private let isInterrupted: () -> Bool
@@ -32,6 +37,17 @@ final class SegmentFeed: ByteStreamReader {
     var prefetchesAhead = false
     /// Bytes delivered to the demuxer.
     private(set) var bytesDelivered: Int64 = 0
+    /// The indicated bit rate of the variant the segments belong to, for the network log.
+    var indicatedBitrate: Double?
+    /// Of the segment being read: bytes delivered, and tries so far.
+    private var deliveredInSegment: Int64 = 0
+    private var triesOfSegment = 0
+    /// The failure that ended the stream (its text names the request), for the source to report instead of the
+    /// bare code the demuxer passes on.
+    private(set) var failure: FFmpegError?
+    /// Segments skipped one after another (after their retries failed), and the failure of the last one.
+    private var skippedInARow = 0
+    private var lastFailure: FFmpegError?
     /// Called when a segment has been read to its end (its index).
     var onSegmentFinished: ((Int) -> Void)?
     /// Called when the feed runs out of segments of a live playlist: returns whether new ones were added (after
@@ -98,17 +114,32 @@ final class SegmentFeed: ByteStreamReader {
                 return count
             }
             if let current {
-                let count = try current.body.read(into: buffer, isInterrupted: isInterrupted)
+                let count: Int
+                do {
+                    count = try current.body.read(into: buffer, isInterrupted: isInterrupted)
+                } catch {
+                    try recover(from: error, segment: current.index)
+                    continue
+                }
                 if count > 0 {
                     bytesDelivered += Int64(count)
+                    deliveredInSegment += Int64(count)
                     return count
                 }
                 self.current = nil
+                skippedInARow = 0
                 onSegmentFinished?(current.index)
                 continue
             }
             guard nextIndex < playlist.segments.count else {
-                guard let waitForMoreSegments, try waitForMoreSegments() else { return 0 }
+                guard let waitForMoreSegments, try waitForMoreSegments() else {
+                    // The stream ends with segments that could not be fetched: say why rather than end quietly.
+                    if skippedInARow > 0, let lastFailure {
+                        failure = lastFailure
+                        throw lastFailure
+                    }
+                    return 0
+                }
                 continue
             }
             let index = nextIndex
@@ -121,15 +152,57 @@ final class SegmentFeed: ByteStreamReader {
                 deliveredMap = map
             }
             let body: any SegmentBody
+            deliveredInSegment = 0
+            triesOfSegment = 0
             if let prefetched, prefetched.index == index {
                 body = prefetched.body
                 self.prefetched = nil
             } else {
-                body = try start(segment: segment)
+                do {
+                    body = try start(segment: segment)
+                } catch {
+                    current = (index, FailedBody(error))
+                    continue
+                }
             }
             current = (index, body)
             if prefetchesAhead { prefetchNext(after: index) }
         }
+    }
+
+    /// After the segment being read failed with `error`: tries it again (resuming after the bytes already delivered
+    /// when it is not encrypted; from its start when nothing was delivered yet), up to ``retries`` times with a
+    /// growing pause, else skips it; too many skips in a row throw `error`. An interruption throws at once.
+    private func recover(from error: FFmpegError, segment index: Int) throws(FFmpegError) {
+        current?.body.cancel()
+        current = nil
+        if error == FFmpegError.exit || isInterrupted() { throw FFmpegError.exit }
+        let segment = playlist.segments[index]
+        let encrypted = segment.key.map { $0.method != HLSKey.Method.none } ?? false
+        let resumable = !encrypted || deliveredInSegment == 0
+        if triesOfSegment < Self.retries && resumable {
+            triesOfSegment += 1
+            let pause = 0.25 * Double(1 << (triesOfSegment - 1))
+            let until = Date().addingTimeInterval(pause)
+            while Date() < until {
+                if isInterrupted() { throw FFmpegError.exit }
+                Thread.sleep(forTimeInterval: min(0.05, max(0, until.timeIntervalSinceNow)))
+            }
+            do {
+                current = (index, try start(segment: segment, skippingBytes: deliveredInSegment))
+            } catch {
+                current = (index, FailedBody(error))
+            }
+            return
+        }
+        skippedInARow += 1
+        lastFailure = error
+        if skippedInARow >= Self.maximumSkippedInARow {
+            failure = error
+            throw error
+        }
+        // Skipped: the demuxer sees the next segment's bytes next (MPEG-TS resynchronises on its packets).
+        onSegmentFinished?(index)
     }
 
     /// Starts the download of the segment after `index`, so that it arrives while this one is demuxed.
@@ -143,9 +216,17 @@ final class SegmentFeed: ByteStreamReader {
         prefetched = (next, body)
     }
 
-    private func start(segment: HLSSegment) throws(FFmpegError) -> any SegmentBody {
-        let range = segment.byteRange.map { $0.offset...($0.offset + $0.length - 1) }
-        let stream = client.start(segment.uri, range: range.map { Int64($0.lowerBound)...Int64($0.upperBound) })
+    /// Starts `segment`'s download (without its first `skippingBytes` bytes: a resumed transfer).
+    private func start(segment: HLSSegment, skippingBytes: Int64 = 0) throws(FFmpegError) -> any SegmentBody {
+        var range: ClosedRange<Int64>?
+        if let byteRange = segment.byteRange {
+            range = (Int64(byteRange.offset) + skippingBytes)...(Int64(byteRange.offset + byteRange.length) - 1)
+        } else if skippingBytes > 0 {
+            range = skippingBytes...Int64.max
+        }
+        let stream = client.start(
+            segment.uri, range: range, kind: .media, mediaDuration: segment.duration,
+            indicatedBitrate: indicatedBitrate)
         guard let key = segment.key else { return stream }
         switch key.method {
         case .none:
@@ -202,6 +283,16 @@ protocol SegmentBody: AnyObject {
 }
 
 extension HTTPBodyStream: SegmentBody {}
+
+/// A segment whose request could not even be started (its key could not be fetched): reading it fails.
+final class FailedBody: SegmentBody {
+    private let error: FFmpegError
+    init(_ error: FFmpegError) { self.error = error }
+    func read(into buffer: UnsafeMutableRawBufferPointer, isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
+        throw error
+    }
+    func cancel() {}
+}
 
 /// An AES-128-CBC segment (RFC 8216 §4.3.2.4, PKCS7 padding), decrypted as it is read: whole blocks are decrypted as
 /// they arrive, the last one is held back until the body ends so its padding can be removed.

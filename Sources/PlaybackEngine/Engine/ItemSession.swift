@@ -189,9 +189,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         case .seekFailed(let target, _):
             seekPerformed(target: target, failed: true)
         case .readError(let e):
+            // The stored callback: the property's getter takes the lock again (that trapped on every read error).
             let callback: (@Sendable (any Error) -> Void)? = lock.withLock {
                 readError = e
-                return onReadError
+                return _onReadError
             }
             callback?(e)
         default:
@@ -287,6 +288,9 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         guard let range = current?.liveWindow ?? fixed else { return nil }
         return CMTimeRange(start: itemTime(range.start), duration: range.duration)
     }
+
+    /// The source's record of its transfers and failed requests (HLS); nil for files.
+    package var networkLog: NetworkLog? { lock.withLock { source }?.networkLog }
 
     /// Whether the item is a live stream (its seekable range moves; it has no duration).
     package var isLive: Bool { lock.withLock { source }?.liveWindow != nil }

@@ -85,6 +85,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// The variants a streamed presentation offers (HLS), in playlist order; empty for a single rendition (files).
     /// After ``open()``.
     var variants: [VariantDescription] { get }
+
+    /// The source's own record of its network transfers and failed requests (HLS); nil when libavformat does the
+    /// I/O (files, progressive HTTP). Any thread.
+    var networkLog: NetworkLog? { get }
 }
 
 extension MediaSource {
@@ -96,6 +100,9 @@ extension MediaSource {
 
     /// Files are one rendition.
     package var variants: [VariantDescription] { [] }
+
+    /// libavformat's I/O keeps no such record.
+    package var networkLog: NetworkLog? { nil }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {

@@ -1,0 +1,130 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// A bad network under the HLS source, against the loopback server's fault injection: what a user of the public API
+/// sees (every frame, or the frames that could be fetched; `.failed` with a specific error; error-log entries), and
+/// what the access log measured.
+final class HLSFaultTests: XCTestCase {
+    private var server: HTTPTestServer!
+    private var vod: URL { server.url(HLSFixture.vod.rawValue) }
+    private var frameCount: Int { HLSFixture.vod.facts.video.frameCount }
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    /// Plays the VOD to its end (or failure) on an untimed clock.
+    private func play(
+        _ url: URL, after ready: ((AVPlayerItem) -> Void)? = nil
+    ) -> (v: VirtualPlayer, item: AVPlayerItem, ends: NotificationLog, failures: NotificationLog) {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: url)
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        let failures = NotificationLog(AVPlayerItem.failedToPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        ready?(item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count + failures.count > 0 || item.status == .failed }
+        return (v, item, ends, failures)
+    }
+
+    func test_segment404Once_isRetried_everyFramePlays_andTheErrorLogSaysWhich() throws {
+        server.inject(.status(404), forPath: "/hls/vod_002.ts", schedule: .nth(1))
+        let errors = NotificationLog(AVPlayerItem.newErrorLogEntryNotification, object: nil)
+        let (v, item, ends, _) = play(vod)
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<frameCount))
+        let events = try XCTUnwrap(item.errorLog()).events
+        let failed = try XCTUnwrap(events.first { $0.errorStatusCode == 404 })
+        XCTAssertTrue(failed.uri?.hasSuffix("/hls/vod_002.ts") ?? false, "\(String(describing: failed.uri))")
+        XCTAssertEqual(failed.serverAddress, "127.0.0.1")
+        XCTAssertGreaterThanOrEqual(errors.count, 1)
+        XCTAssertEqual(server.requests(for: "/hls/vod_002.ts").count, 2)
+    }
+
+    /// The retry asks for the rest of the segment when bytes of it had reached the demuxer (curl may drop what it
+    /// received before the reset; then the segment is fetched again whole).
+    func test_connectionResetMidSegment_isRetried_everyFramePlays() throws {
+        server.inject(.reset(afterBodyBytes: 30_000), forPath: "/hls/vod_001.ts", schedule: .nth(1))
+        let (v, item, ends, _) = play(vod)
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<frameCount))
+        let requests = server.requests(for: "/hls/vod_001.ts")
+        XCTAssertEqual(requests.count, 2)
+        if let range = requests.last?.range {
+            let offset = Int(range.dropFirst("bytes=".count).prefix { $0.isNumber }) ?? 0
+            XCTAssertTrue((1...30_000).contains(offset), range)
+        }
+    }
+
+    func test_segmentAlways500_isSkippedAfterItsRetries_theRestPlays() throws {
+        server.inject(.status(500), forPath: "/hls/vod_002.ts")
+        let (v, item, ends, _) = play(vod)
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        let shown = Set(v.frames.indices.compactMap { $0 })
+        // The segment's pictures are missing; those before and after it are all there.
+        let segment = 60 * 2..<60 * 3
+        XCTAssertTrue(shown.isDisjoint(with: segment), "\(shown.sorted())")
+        XCTAssertTrue(shown.isSuperset(of: Set(0..<segment.lowerBound)))
+        XCTAssertTrue(shown.isSuperset(of: Set((segment.upperBound + 20)..<frameCount)))
+        XCTAssertEqual(server.requests(for: "/hls/vod_002.ts").count, 4)  // the request and its 3 retries
+        XCTAssertEqual(item.errorLog()?.events.filter { $0.errorStatusCode == 500 }.count, 4)
+    }
+
+    func test_serverGone_failsToPlayToTheEnd_withAnErrorSayingWhichRequest() throws {
+        let (v, _, _, failures) = play(vod) { [server] _ in
+            // Gone before anything past the first segments is fetched.
+            server?.stop()
+        }
+        XCTAssertEqual(failures.count, 1)
+        let reported = failures.notifications.first?.userInfo?[AVPlayerItemFailedToPlayToEndTimeErrorKey]
+        let error = try XCTUnwrap(reported as? NSError)
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        // The reason names the request that failed.
+        XCTAssertTrue(error.localizedFailureReason?.contains("/hls/vod_00") ?? false, "\(error)")
+        XCTAssertLessThan(v.frames.entries.count, frameCount)
+    }
+
+    func test_accessLog_reportsTheTransfersMeasured() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        let event = try XCTUnwrap(item.accessLog()?.events.last)
+        let segments = server.requestLog.filter { $0.path.hasSuffix(".ts") }
+        XCTAssertEqual(event.numberOfMediaRequests, segments.count)
+        XCTAssertEqual(
+            event.numberOfBytesTransferred, Int64(server.requestLog.reduce(0) { $0 + $1.bytesSent }))
+        XCTAssertGreaterThan(event.transferDuration, 0)
+        XCTAssertGreaterThan(event.observedBitrate, 0)
+        XCTAssertEqual(event.indicatedBitrate, Double(HLSFixture.ts.facts.variants[0].bandwidth))
+        XCTAssertEqual(event.playbackType, "VOD")
+        XCTAssertEqual(event.serverAddress, "127.0.0.1")
+        // Video and English audio (12 s each), and the French rendition's first segment, probed when it opened.
+        XCTAssertEqual(event.segmentsDownloadedDuration, HLSFixture.ts.facts.duration * 2 + 2, accuracy: 0.2)
+    }
+
+    func test_aFilesAccessLog_claimsNoNetworkMeasurement() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count == 1 }
+        let event = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertEqual(event.playbackType, "FILE")
+        XCTAssertLessThan(event.observedBitrate, 0)
+        XCTAssertLessThan(event.numberOfMediaRequests, 0)
+        XCTAssertLessThan(event.transferDuration, 0)
+    }
+}
