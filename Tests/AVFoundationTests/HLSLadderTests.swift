@@ -90,6 +90,29 @@ final class HLSLadderTests: XCTestCase {
         XCTAssertGreaterThan(paths.filter { $0.contains("/fra_") }.count, frenchBefore)
     }
 
+    /// The ladder listed from the top down: the caps decide which variant starts (the first listed within them).
+    func test_preferredPeakBitRateAndMaximumResolution_chooseTheStartVariant() throws {
+        let master = try String(contentsOf: Fixtures.url(HLSFixture.ts), encoding: .utf8)
+        let header = master.components(separatedBy: "#EXT-X-STREAM-INF").first ?? ""
+        let variants = master.components(separatedBy: "#EXT-X-STREAM-INF").dropFirst().map { "#EXT-X-STREAM-INF" + $0 }
+        let reversed = header + variants.reversed().map { $0.hasSuffix("\n") ? $0 : $0 + "\n" }.joined()
+        server.route("/hls/ts/desc.m3u8") { _ in HTTPTestResponse(text: reversed) }
+        for (peak, resolution, expected) in [
+            (0.0, CGSize.zero, CGSize(width: 1280, height: 720)),
+            (1_100_000.0, CGSize.zero, CGSize(width: 960, height: 540)),
+            (0.0, CGSize(width: 700, height: 400), CGSize(width: 640, height: 360)),
+            (100_000.0, CGSize.zero, CGSize(width: 640, height: 360)),  // none fits: the lowest
+        ] {
+            let item = AVPlayerItem(url: server.url("hls/ts/desc.m3u8"))
+            item.preferredPeakBitRate = peak
+            item.preferredMaximumResolution = resolution
+            let player = AVPlayer(playerItem: item)
+            waitUntil("ready", timeout: 30) { item.status != .unknown }
+            XCTAssertEqual(item.presentationSize, expected, "peak \(peak), resolution \(resolution)")
+            withExtendedLifetime(player) {}
+        }
+    }
+
     func test_exactSeeks_landOnTheirFrame_inTheVariant() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: masterURL)

@@ -72,6 +72,15 @@ extension AVPlayerItem {
             duration: description.duration)
         // Played as it was probed: the asset's user agent and header fields.
         descriptor.sourceOptions = SourceOptions(assetOptions: asset.loader.options)
+        if let item {
+            // Which variant of a stream to start with: the item's caps (0 / .zero: none).
+            let (peak, resolution) = item.read { ($0.preferredPeakBitRate, $0.preferredMaximumResolution) }
+            if peak > 0 { descriptor.sourceOptions.maximumPeakBitRate = peak }
+            if resolution.width > 0 && resolution.height > 0 {
+                descriptor.sourceOptions.maximumResolution = SourceOptions.PixelSize(
+                    width: Int(resolution.width), height: Int(resolution.height))
+            }
+        }
         descriptor.sourceFactory = .avFoundation
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming
         if let forward = item?.read({ $0.preferredForwardBufferDuration }), forward > 0 {
@@ -95,7 +104,12 @@ extension AVPlayerItem {
         }
         var size = CGSize.zero
         if let video = d.tracks.first(where: { $0.streamIndex == session?.descriptor.videoStream }) {
-            let shown = CGRect(origin: .zero, size: video.naturalSize).applying(video.preferredTransform)
+            var natural = video.naturalSize
+            // A stream's variant was chosen for this item (its caps): its size, not the one the asset's probe saw.
+            if !d.variants.isEmpty, let played = session?.playedVideoSize {
+                natural = CGSize(width: played.width, height: played.height)
+            }
+            let shown = CGRect(origin: .zero, size: natural).applying(video.preferredTransform)
             size = CGSize(width: abs(shown.width), height: abs(shown.height))
         }
         // What the source can seek, in item time; a file's whole duration.

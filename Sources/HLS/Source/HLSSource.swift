@@ -76,7 +76,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             playlists = [media]
         case .multivariant(let presentation):
             multivariant = presentation
-            guard let chosen = presentation.variants.first(where: { !$0.isIFrameOnly }) else {
+            guard let chosen = Self.startVariant(of: presentation, within: sourceOptions) else {
                 throw FFmpegError(
                     code: FFmpegError.invalidData.code, function: "HLS: \(url.absoluteString) lists no variant")
             }
@@ -125,6 +125,22 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
         publish(main)
+    }
+
+    /// The variant playback starts with: the first listed within the caps (`preferredPeakBitRate`,
+    /// `preferredMaximumResolution`), else the one with the lowest bandwidth.
+    static func startVariant(of presentation: HLSMultivariantPlaylist, within options: SourceOptions) -> HLSVariant? {
+        let variants = presentation.variants.filter { !$0.isIFrameOnly }
+        let eligible = variants.first { variant in
+            if let peak = options.maximumPeakBitRate, Double(variant.bandwidth) > peak { return false }
+            if let limit = options.maximumResolution, let size = variant.resolution,
+                size.width > limit.width || size.height > limit.height
+            {
+                return false
+            }
+            return true
+        }
+        return eligible ?? variants.min { $0.bandwidth < $1.bandwidth }
     }
 
     /// Gives a rendition's stream the rendition's language, name and default flag.

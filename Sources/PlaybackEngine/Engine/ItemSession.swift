@@ -289,6 +289,16 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         return CMTimeRange(start: itemTime(range.start), duration: range.duration)
     }
 
+    /// The coded size of the video stream played (nil before preparation or without video): for a stream, the
+    /// variant's, which may differ from what the asset's probe saw.
+    package var playedVideoSize: (width: Int, height: Int)? {
+        lock.withLock {
+            guard let index = _descriptor.videoStream, index < streamInfo.count else { return nil }
+            let stream = streamInfo[index]
+            return stream.width > 0 && stream.height > 0 ? (stream.width, stream.height) : nil
+        }
+    }
+
     /// The source's record of its transfers and failed requests (HLS); nil for files.
     package var networkLog: NetworkLog? { lock.withLock { source }?.networkLog }
 

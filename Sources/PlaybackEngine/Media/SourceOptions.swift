@@ -16,6 +16,21 @@ package struct SourceOptions: Sendable, Hashable {
     package var readTimeoutMicroseconds: Int64
     /// Whether a dropped HTTP connection is reopened at the same offset (`reconnect`).
     package var reconnects: Bool
+    /// A streamed presentation's variants above this peak bit rate are not chosen (`preferredPeakBitRate`); nil: no
+    /// limit.
+    package var maximumPeakBitRate: Double?
+    /// Nor those larger than this, in pixels (`preferredMaximumResolution`); nil: no limit.
+    package var maximumResolution: PixelSize?
+
+    /// A width and height in pixels.
+    package struct PixelSize: Sendable, Hashable {
+        package var width: Int
+        package var height: Int
+        package init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
 
     /// Options with the given user agent and headers, the default read timeout, and reconnection on.
     package init(
