@@ -127,4 +127,28 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertLessThan(event.numberOfMediaRequests, 0)
         XCTAssertLessThan(event.transferDuration, 0)
     }
+
+    /// Real time: a segment that does not arrive stalls playback (waiting to minimize stalls, the buffer empty, the
+    /// notification), and it resumes by itself once the segment comes, without a seek.
+    func test_segmentHeldBack_stallsWaiting_thenResumesWhenItArrives() throws {
+        server.inject(.holdBody(fromOffset: 1), forPath: "/hls/vod_001.ts")
+        let player = AVPlayer()
+        let item = AVPlayerItem(url: vod)
+        item.forwardPlaybackEndTime = CMTime(value: 3, timescale: 1)
+        let stalls = NotificationLog(AVPlayerItem.playbackStalledNotification, object: item)
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        let jumps = NotificationLog(AVPlayerItem.timeJumpedNotification, object: item)
+        player.replaceCurrentItem(with: item)
+        player.play()
+        waitUntil("stall", timeout: 20) { stalls.count >= 1 }
+        waitUntil("waiting") { player.timeControlStatus == .waitingToPlayAtSpecifiedRate }
+        XCTAssertEqual(player.reasonForWaitingToPlay, .toMinimizeStalls)
+        waitUntil("buffer empty") { item.isPlaybackBufferEmpty }
+        XCTAssertEqual(item.currentTime().seconds, 2, accuracy: 0.25)
+        server.releaseHeldBodies()
+        waitUntil("end", timeout: 20) { ends.count == 1 || item.status == .failed }
+        XCTAssertEqual(ends.count, 1)
+        XCTAssertEqual(jumps.count, 0, "recovery is not a seek")
+        XCTAssertGreaterThanOrEqual(item.accessLog()?.events.last?.numberOfStalls ?? 0, 1)
+    }
 }

@@ -55,7 +55,8 @@ final class HLSInput {
     func open(interrupt: InterruptFlag) throws(FFmpegError) {
         self.interrupt = interrupt
         feed.waitForMoreSegments = { [unowned self] () throws(FFmpegError) -> Bool in try self.reloadForMore() }
-        let opened = try FormatContext(reader: feed, name: playlistURL.absoluteString, interrupt: interrupt)
+        let opened = try FormatContext(
+            reader: feed, name: playlistURL.absoluteString, options: Self.probeOptions, interrupt: interrupt)
         format = opened
         firstReadMicroseconds = opened.info.startTimeMicroseconds ?? 0
         let skipped = playlist.startOffset(ofSegment: Self.startIndex(of: playlist))
@@ -63,6 +64,10 @@ final class HLSInput {
         kept = Set(0..<opened.streamCount)
         lastReload = Date()
     }
+
+    /// How far the streams are probed: one second of media (libavformat reads 5 s of MPEG-TS by default, which is
+    /// two or three segments fetched before the first picture; the first segment's start describes its streams).
+    static let probeOptions = ["analyzeduration": "1000000"]
 
     /// Where playback of `playlist` starts: `EXT-X-START` when given, else the first segment (VOD) or three target
     /// durations from the live edge (RFC 8216 §6.3.3).
