@@ -135,11 +135,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
     /// Replaces the current item at once (the same item is a no-op; nil clears). Traps when `item`
     /// belongs to another player.
     open func replaceCurrentItem(with item: AVPlayerItem?) {
-        let (old, changed): (AVPlayerItem?, Bool) = lock.withLock {
-            let old = state.items.first
-            if old === item { return (old, false) }
-            return (old, true)
-        }
+        let changed: Bool = lock.withLock { state.items.first !== item }
         guard changed else { return }
         if let item, let owner = item.player, owner !== self {
             apiViolation(
@@ -149,18 +145,43 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         if let item, read({ $0.items.dropFirst().contains { $0 === item } }) {
             apiViolation("\(item) is already in the queue: an item cannot be queued twice.")
         }
-        set(\.currentItem) { s in
-            if s.items.isEmpty {
-                if let item { s.items = [item] }
+        changeQueue { items in
+            if items.isEmpty {
+                if let item { items = [item] }
             } else if let item {
-                s.items[0] = item
+                items[0] = item
             } else {
-                s.items.removeFirst()
+                items.removeFirst()
             }
         }
-        if let old, !read({ $0.items.contains { $0 === old } }) { old.detach() }
         syncEngineQueue()
+        currentItem?.resumeIfCurrent()
         refreshWaitingState()
+    }
+
+    /// Changes the queue and announces `currentItem`. Items that left it are detached (they keep their time) before
+    /// observers hear of the change, so an observer may queue them again at once, as Apple's looping sample does.
+    /// Returns the items that left.
+    /// Observers hear of it only when the current item changes (a queued item inserted or removed behind it is not
+    /// a change of `currentItem`).
+    @discardableResult
+    func changeQueue(_ body: (inout [AVPlayerItem]) -> Void) -> [AVPlayerItem] {
+        func apply() -> [AVPlayerItem] {
+            let left: [AVPlayerItem] = mutate { s in
+                let before = s.items
+                body(&s.items)
+                return before.filter { old in !s.items.contains { $0 === old } }
+            }
+            for item in left { item.detach() }
+            return left
+        }
+        let currentChanges: Bool = read { s in
+            var items = s.items
+            body(&items)
+            return items.first !== s.items.first
+        }
+        guard currentChanges else { return apply() }
+        return observationHub.withMutation(of: self, keyPaths: [\.currentItem]) { apply() }
     }
 
     /// What happens when the current item ends. `.advance` is only valid for `AVQueuePlayer`.
