@@ -219,6 +219,98 @@ final class ApplePatternsTests: XCTestCase {
         withExtendedLifetime(observation) {}
     }
 
+    /// KVO semantics: what the app changes reaches observers synchronously, on the calling thread, before the setter
+    /// returns, with that change's old and new values; an observer may call the player back. What the engine changes
+    /// arrives on the main queue, in order.
+    func test_appChanges_areObservedBeforeTheSetterReturns_engineChangesOnTheMainQueue() throws {
+        let player = AVQueuePlayer()
+        player.sourceClock = VirtualClock(mode: .manual)
+        var rates: [Float] = []
+        var rateChanges: [String] = []
+        let rateObservation = player.observe(\.rate, options: [.old, .new]) { player, change in
+            rates.append(player.rate)
+            rateChanges.append("\(change.oldValue ?? -1)->\(change.newValue ?? -1)")
+        }
+        player.rate = 1.5
+        player.pause()
+        XCTAssertEqual(rates, [1.5, 0])
+        XCTAssertEqual(rateChanges, ["0.0->1.5", "1.5->0.0"])
+
+        // Re-entrant: the volume observer mutes the player; the mute observer hears it before `volume =` returns.
+        var muted: [Bool] = []
+        let volumeObservation = player.observe(\.volume, options: [.new]) { player, change in
+            if change.newValue == 0 { player.isMuted = true }
+        }
+        let muteObservation = player.observe(\.isMuted, options: [.new]) { _, change in
+            muted.append(change.newValue ?? false)
+        }
+        player.volume = 0
+        XCTAssertEqual(muted, [true])
+
+        // Settings of the player and of an item, and the current item through the queue calls.
+        var heard: [String] = []
+        let item = AVPlayerItem(url: try fixture(.videoOnly))
+        let other = AVPlayerItem(url: try fixture(.audioOnly))
+        let observations = [
+            player.observe(\.defaultRate, options: [.new]) { _, c in heard.append("defaultRate \(c.newValue ?? 0)") },
+            player.observe(\.actionAtItemEnd, options: [.new]) { _, c in
+                heard.append("actionAtItemEnd \(c.newValue?.rawValue ?? -1)")
+            },
+            player.observe(\.currentItem, options: [.old, .new]) { _, c in
+                let name = { (i: AVPlayerItem??) in i.flatMap { $0 }.map { $0 === item ? "item" : "other" } ?? "nil" }
+                heard.append("currentItem \(name(c.oldValue))->\(name(c.newValue))")
+            },
+            item.observe(\.preferredForwardBufferDuration, options: [.new]) { _, c in
+                heard.append("buffer \(c.newValue ?? 0)")
+            },
+            item.observe(\.forwardPlaybackEndTime, options: [.new]) { _, c in
+                heard.append("end \(c.newValue?.seconds ?? 0)")
+            },
+        ]
+        player.defaultRate = 2
+        player.actionAtItemEnd = .pause
+        player.insert(item, after: nil)
+        player.insert(other, after: item)
+        item.preferredForwardBufferDuration = 5
+        item.forwardPlaybackEndTime = CMTime(value: 2, timescale: 1)
+        player.advanceToNextItem()
+        player.remove(other)
+        player.replaceCurrentItem(with: item)
+        XCTAssertEqual(
+            heard,
+            [
+                "defaultRate 2.0", "actionAtItemEnd 1", "currentItem nil->item", "buffer 5.0", "end 2.0",
+                "currentItem item->other", "currentItem other->nil", "currentItem nil->item",
+            ])
+
+        // A change made on another thread reaches the observer on that thread.
+        let threads = LockedBox<[Bool]>([])
+        let background = player.observe(\.defaultRate, options: [.new]) { _, _ in
+            threads.withLock { $0.append(Thread.isMainThread) }
+        }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            player.defaultRate = 1
+            done.signal()
+        }
+        done.wait()
+        XCTAssertEqual(threads.withLock { $0 }, [false])
+
+        // The engine's changes: on the main queue, in order, each with its own values.
+        var statuses: [String] = []
+        let statusObservation = item.observe(\.isPlaybackBufferEmpty, options: [.old, .new]) { _, change in
+            dispatchPrecondition(condition: .onQueue(.main))
+            statuses.append("\(change.oldValue.map { "\($0)" } ?? "?")->\(change.newValue.map { "\($0)" } ?? "?")")
+        }
+        waitUntil("the buffer fills") { !statuses.isEmpty }
+        for (previous, next) in zip(statuses, statuses.dropFirst()) {
+            XCTAssertEqual(previous.split(separator: ">").last, next.split(separator: "-").first, "\(statuses)")
+        }
+        withExtendedLifetime(
+            (rateObservation, volumeObservation, muteObservation, observations, background, statusObservation)
+        ) {}
+    }
+
     /// A scrubber that waits for both statuses to be ready, then issues one exact seek: it completes `true` (nothing
     /// superseded it) and shows the target's frame.
     func test_firstExactSeekAfterReadyToPlay_completesTrue() throws {

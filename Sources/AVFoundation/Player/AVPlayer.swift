@@ -400,7 +400,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             engine.shutdown()
             return created
         }
-        engine.onEvent = { [weak self] event in self?.handle(event) }
+        engine.onEvent = { [weak self] event in ChangeOrigin.engine { self?.handle(event) } }
         engine.setVolume(volume, muted: muted)
         engine.setEndAction(Self.endAction(action))
         engine.setAutomaticallyWaitsToMinimizeStalling(read { $0.automaticallyWaitsToMinimizeStalling })
