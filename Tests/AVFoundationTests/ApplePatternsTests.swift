@@ -370,4 +370,38 @@ final class ApplePatternsTests: XCTestCase {
         let buffer = try XCTUnwrap(output.copyPixelBuffer(forItemTime: target, itemTimeForDisplay: nil))
         XCTAssertEqual(frameIndex(of: buffer), lastFrame)
     }
+
+    /// `audioOutputDeviceUniqueID` picks the output device by SDL name and moves the sound while playing. SDL's disk
+    /// driver takes a device name as the file to write what would be heard, so the move is visible as the second
+    /// file growing while the first stops.
+    func test_audioOutputDeviceUniqueID_movesTheSoundWhilePlaying() throws {
+        let saved = ["SDL_AUDIODRIVER", "SDL_DISKAUDIOFILE"].map { ($0, ProcessInfo.processInfo.environment[$0]) }
+        defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-devices-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = folder.appendingPathComponent("first.f32").path
+        let second = folder.appendingPathComponent("second.f32").path
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", folder.appendingPathComponent("default.f32").path, 1)
+        func size(_ path: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        }
+
+        let player = AVPlayer(url: try fixture(.audioWAV))
+        player.audioOutputDeviceUniqueID = first
+        XCTAssertEqual(player.audioOutputDeviceUniqueID, first)
+        player.play()
+        // A quarter of a second of 48 kHz stereo float on the first device.
+        waitUntil("sound on the first device") { size(first) >= 48_000 * 8 / 4 }
+        player.audioOutputDeviceUniqueID = second
+        let firstSize = size(first)
+        let timeAtMove = player.currentTime()
+        waitUntil("sound on the second device") { size(second) >= 48_000 * 8 / 4 }
+        XCTAssertEqual(size(first), firstSize, "the first device stopped")
+        XCTAssertGreaterThan(player.currentTime(), timeAtMove, "playback went on")
+        XCTAssertEqual(player.currentItem?.status, .readyToPlay)
+        player.pause()
+        player.replaceCurrentItem(with: nil)
+    }
 }

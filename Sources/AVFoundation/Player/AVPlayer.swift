@@ -375,6 +375,9 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The platform audio device of this player's engines and the device name they use.
+    let platformAudio = PlatformAudioDevice()
+
     /// Test hook: the audio sink the next engine uses (e.g. a capturing sink with a virtual clock).
     var audioSinkOverride: (@Sendable () -> (any AudioSink)?)?
 
@@ -385,10 +388,11 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         if let e = existingEngine { return e }
         let clock = read { $0.sourceClock } as? VirtualClock
         let override = audioSinkOverride
+        let device = platformAudio
         let sinkFactory: @Sendable () -> (any AudioSink)? = {
             if let override { return override() }
             if clock != nil { return NullAudioSink() }
-            return PlatformOutputs.makeAudioSink()
+            return device.makeSink()
         }
         let engine = PlayerEngine(configuration: EngineConfiguration(virtualClock: clock, audioSink: sinkFactory))
         let (created, volume, muted, action): (PlayerEngine, Float, Bool, ActionAtItemEnd) = mutate { s in
@@ -469,10 +473,15 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         set { mutate { $0.preventsDisplaySleepDuringVideoPlayback = newValue } }
     }
 
-    /// The SDL audio device name to use; nil is the default device. Takes effect for the next engine.
+    /// The output device the player's audio plays on, by SDL device name (as `SDL_GetAudioDeviceName` lists it;
+    /// Apple's is a Core Audio device UID); nil (default) is the system's default device. Changing it while playing
+    /// moves the sound to the new device at once. A name no device has plays on the default device.
     open var audioOutputDeviceUniqueID: String? {
         get { read { $0.audioOutputDeviceUniqueID } }
-        set { mutate { $0.audioOutputDeviceUniqueID = newValue } }
+        set {
+            mutate { $0.audioOutputDeviceUniqueID = newValue }
+            platformAudio.select(newValue)
+        }
     }
 
     open var isOutputObscuredDueToInsufficientExternalProtection: Bool { false }
