@@ -66,6 +66,8 @@ extension AVPlayerItem {
             return s.resumeCompletions
         }
         for completion in superseded { completion(false) }
+        // A time change interrupts a preroll.
+        if let player, player.currentItem === self { player.finishPrerolls(false) }
         engine.seek(session, to: time, mode: mode, completion: completionHandler)
     }
 
@@ -119,6 +121,11 @@ extension AVPlayer {
 
     public func seek(to date: Date) async -> Bool {
         await withCheckedContinuation { c in seek(to: date) { c.resume(returning: $0) } }
+    }
+
+    /// Seeks to a date; does nothing for media without a date mapping (files).
+    public func seek(to date: Date) {
+        currentItem?.seek(to: date, completionHandler: nil)
     }
 
     /// Seeks the current item near `time` (fast); before the item is ready, once it is.

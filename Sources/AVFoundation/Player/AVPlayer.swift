@@ -85,6 +85,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         var audioOutputDeviceUniqueID: String?
         var observerTokens: Set<UInt64> = []
         var playStart: (date: Date, itemTime: CMTime, dropped: Int, stalls: Int)?
+        /// Completions of `preroll(atRate:completionHandler:)` waiting for the current item.
+        var prerolls: [@Sendable (Bool) -> Void] = []
     }
 
     /// A player with no item.
@@ -181,6 +183,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             return items.first !== s.items.first
         }
         guard currentChanges else { return apply() }
+        // A new item interrupts a preroll.
+        defer { finishPrerolls(false) }
         return observationHub.withMutation(of: self, keyPaths: [\.currentItem]) { apply() }
     }
 
@@ -272,6 +276,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         refreshWaitingState()
         if newRate == 0 { noteStopped() } else { noteStarted() }
+        // A rate change interrupts a preroll.
+        if changed { finishPrerolls(false) }
     }
 
     /// Whether the player waits for enough data before playing (files always have it).

@@ -114,6 +114,7 @@ extension AVPlayerItem {
                     return s.resumeCompletions
                 } ?? []
             for completion in completions { completion(finished) }
+            if finished, let self, let player = self.player, player.currentItem === self { player.finishPrerolls(true) }
         }
     }
 
@@ -210,6 +211,7 @@ extension AVPlayerItem {
             s.status = .readyToPlay
         }
         applyAudioMix()
+        if let player, player.currentItem === self, read({ $0.resumeTime == nil }) { player.finishPrerolls(true) }
         if let early = read({ $0.seekWhenReady }) {
             mutate { $0.seekWhenReady = nil }
             seek(to: early.time, toleranceBefore: early.before, toleranceAfter: early.after)

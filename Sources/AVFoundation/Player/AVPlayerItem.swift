@@ -425,6 +425,13 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         engine.setStreams(session, video: video, audio: audio)
     }
 
+    /// The option selected in `mediaSelectionGroup` (Apple's deprecated spelling of
+    /// `currentMediaSelection.selectedMediaOption(in:)`).
+    @available(iOS, deprecated: 11.0, message: "Use currentMediaSelection to obtain an instance of AVMediaSelection")
+    open func selectedMediaOption(in mediaSelectionGroup: AVMediaSelectionGroup) -> AVMediaSelectionOption? {
+        currentMediaSelection.selectedMediaOption(in: mediaSelectionGroup)
+    }
+
     /// Returns the group to automatic selection (its default option).
     open func selectMediaOptionAutomatically(in mediaSelectionGroup: AVMediaSelectionGroup) {
         set(\.currentMediaSelection) { s in

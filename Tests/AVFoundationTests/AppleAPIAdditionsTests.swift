@@ -1,0 +1,106 @@
+import AVFoundation
+import Foundation
+import TestSupport
+import XCTest
+
+/// API apps call that was missing: prerolls, the deprecated selection and date-seek spellings, track segments, the
+/// completion-handler `load…` forms. Public API only.
+final class AppleAPIAdditionsTests: XCTestCase {
+    func test_preroll_completesTrueOnceTheItemIsReady_andFalseWhenCancelledOrInterrupted() async throws {
+        let player = AVPlayer()
+        player.sourceClock = VirtualClock(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        player.replaceCurrentItem(with: item)
+        XCTAssertEqual(player.status, .readyToPlay)
+        // Pending until the item is ready, then true.
+        let first = await player.preroll(atRate: 1)
+        XCTAssertTrue(first)
+        XCTAssertEqual(item.status, .readyToPlay)
+        // Ready already: true.
+        let again = await player.preroll(atRate: 1)
+        XCTAssertTrue(again)
+
+        // Cancelled while pending: false, once.
+        let other = AVPlayerItem(url: try fixture(.videoOnly))
+        player.replaceCurrentItem(with: other)
+        let results = LockedBox<[Bool]>([])
+        player.preroll(atRate: 1) { finished in results.withLock { $0.append(finished) } }
+        player.cancelPendingPrerolls()
+        waitUntil("the cancelled preroll completes") { !results.withLock { $0 }.isEmpty }
+        // A rate change interrupts one too.
+        let third = AVPlayerItem(url: try fixture(.audioWAV))
+        player.replaceCurrentItem(with: third)
+        player.preroll(atRate: 1) { finished in results.withLock { $0.append(finished) } }
+        player.rate = 1
+        waitUntil("the interrupted preroll completes") { results.withLock { $0 }.count == 2 }
+        spinMainRunLoop(0.05)
+        XCTAssertEqual(results.withLock { $0 }, [false, false])
+        player.pause()
+    }
+
+    func test_selectedMediaOption_isTheCurrentSelections() async throws {
+        let asset = AVURLAsset(url: try fixture(.multiAudioSubtitles))
+        let loadedGroup = try await asset.loadMediaSelectionGroup(for: .audible)
+        let group = try XCTUnwrap(loadedGroup)
+        let item = AVPlayerItem(asset: asset)
+        let french = try XCTUnwrap(group.options.first { $0.extendedLanguageTag == "fr" })
+        item.select(french, in: group)
+        XCTAssertEqual(item.selectedMediaOption(in: group), french)
+        XCTAssertEqual(item.selectedMediaOption(in: group), item.currentMediaSelection.selectedMediaOption(in: group))
+    }
+
+    func test_dateSeeks_withoutDates_doNothing() throws {
+        let player = AVPlayer(url: try fixture(.videoOnly))
+        player.seek(to: Date())
+        XCTAssertFalse(try XCTUnwrap(player.currentItem).seek(to: Date()))
+        XCTAssertEqual(
+            AVPlayerItem.timeJumpedOriginatingParticipantKey, "AVPlayerItemTimeJumpedOriginatingParticipantKey")
+    }
+
+    func test_trackSegments_mapTheTrackTimeRangeToItself() async throws {
+        let asset = AVURLAsset(url: try fixture(.h264AAC))
+        let videoTracks = try await asset.loadTracks(withMediaType: .video)
+        let track = try XCTUnwrap(videoTracks.first)
+        let range = try await track.load(.timeRange)
+        let segments = try await track.load(.segments)
+        XCTAssertEqual(segments.count, 1)
+        XCTAssertEqual(segments.first?.timeMapping.source, range)
+        XCTAssertEqual(segments.first?.timeMapping.target, range)
+        XCTAssertEqual(segments.first?.isEmpty, false)
+        let inside = try await track.loadSegment(forTrackTime: CMTime(value: 5, timescale: 1))
+        XCTAssertEqual(inside?.timeMapping.target, range)
+        XCTAssertEqual(track.statusOfValue(forKey: "segments", error: nil), .loaded)
+    }
+
+    func test_completionHandlerLoads() throws {
+        let asset = AVURLAsset(url: try fixture(.h264AAC))
+        let results = LockedBox<[String]>([])
+        let done = expectation(description: "three loads")
+        done.expectedFulfillmentCount = 3
+        asset.loadTracks(withMediaCharacteristic: .audible) { tracks, error in
+            results.withLock { $0.append("audible \(tracks?.map(\.mediaType.rawValue) ?? []) \(error == nil)") }
+            done.fulfill()
+        }
+        asset.loadTrack(withTrackID: 1) { track, error in
+            results.withLock { $0.append("track \(track?.trackID ?? -1) \(error == nil)") }
+            done.fulfill()
+        }
+        asset.loadMetadata(for: asset.availableMetadataFormats.first ?? .quickTimeMetadata) { items, error in
+            results.withLock { $0.append("metadata \((items ?? []).isEmpty == false) \(error == nil)") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(
+            Set(results.withLock { $0 }), ["audible [\"soun\"] true", "track 1 true", "metadata true true"])
+
+        // A file that does not load: the error, no value.
+        let broken = AVURLAsset(url: try fixture(.text))
+        let failed = expectation(description: "failure")
+        broken.loadTrack(withTrackID: 1) { track, error in
+            XCTAssertNil(track)
+            XCTAssertNotNil(error)
+            failed.fulfill()
+        }
+        wait(for: [failed], timeout: 20)
+    }
+}
