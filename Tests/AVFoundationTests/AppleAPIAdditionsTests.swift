@@ -103,4 +103,44 @@ final class AppleAPIAdditionsTests: XCTestCase {
         }
         wait(for: [failed], timeout: 20)
     }
+
+    /// The item's timebase posts the CMTimebase notifications apps observe: the effective rate when playback starts
+    /// and stops, a time jump on a seek.
+    func test_itemTimebase_postsRateChangesAndTimeJumps() throws {
+        let player = AVPlayer()
+        let clock = VirtualClock(mode: .manual)
+        player.sourceClock = clock
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let timebase = try XCTUnwrap(item.timebase)
+        let rates = LockedBox<[Double]>([])
+        let jumps = LockedBox<[CMTime]>([])
+        let center = NotificationCenter.default
+        let tokens = [
+            center.addObserver(
+                forName: Notification.Name(kCMTimebaseNotification_EffectiveRateChanged as String), object: timebase,
+                queue: nil
+            ) { _ in rates.withLock { $0.append(CMTimebaseGetEffectiveRate(timebase)) } },
+            center.addObserver(
+                forName: Notification.Name(kCMTimebaseNotification_TimeJumped as String), object: timebase, queue: nil
+            ) { note in
+                if let time = note.userInfo?[kCMTimebaseNotificationKey_EventTime] as? CMTime {
+                    jumps.withLock { $0.append(time) }
+                }
+            },
+        ]
+        defer { tokens.forEach(center.removeObserver) }
+        player.play()
+        waitUntil("playing") { player.timeControlStatus == .playing }
+        player.pause()
+        let done = LockedBox<Bool?>(nil)
+        player.seek(to: CMTime(value: 4, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+            done.withLock { $0 = ok }
+        }
+        waitUntil("the seek") { done.withLock { $0 } != nil }
+        waitUntil("the jump") { !jumps.withLock { $0 }.isEmpty }
+        XCTAssertEqual(rates.withLock { $0 }, [1, 0])
+        XCTAssertEqual(jumps.withLock { $0 }.last, CMTime(value: 4, timescale: 1))
+    }
 }

@@ -44,6 +44,7 @@ extension AVPlayer {
         case .timeJumped(let session):
             if let item = item(for: session) {
                 NotificationCenter.default.post(name: AVPlayerItem.timeJumpedNotification, object: item)
+                item.ownTimebase.followedTimelineChanged(jumped: true)
             }
         case .stalled(let session):
             if let item = item(for: session) {

@@ -276,8 +276,11 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         refreshWaitingState()
         if newRate == 0 { noteStopped() } else { noteStarted() }
-        // A rate change interrupts a preroll.
-        if changed { finishPrerolls(false) }
+        // A rate change interrupts a preroll, and changes how the item's timebase moves.
+        if changed {
+            finishPrerolls(false)
+            currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
+        }
     }
 
     /// Whether the player waits for enough data before playing (files always have it).
@@ -327,6 +330,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             s.timeControlStatus = status
             s.reasonForWaitingToPlay = reason
         }
+        // The item's timebase moves at the rate only while playing.
+        currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
     }
 
     // MARK: Audio
