@@ -143,4 +143,59 @@ final class AppleAPIAdditionsTests: XCTestCase {
         XCTAssertEqual(rates.withLock { $0 }, [1, 0])
         XCTAssertEqual(jumps.withLock { $0 }.last, CMTime(value: 4, timescale: 1))
     }
+
+    /// Metadata values typed as on Apple's systems, and items of one's own with `AVMutableMetadataItem`, found by the
+    /// class filters apps use.
+    func test_metadataItems_typedValues_andMutableItems() async throws {
+        let asset = AVURLAsset(url: try fixture(.h264AAC))
+        let common = try await asset.load(.commonMetadata)
+        let title = try XCTUnwrap(
+            AVMetadataItem.metadataItems(from: common, filteredByIdentifier: .commonIdentifierTitle).first)
+        XCTAssertTrue(title.value is NSString)
+        XCTAssertEqual(title.stringValue, "OpenAVFoundation Test")
+        XCTAssertEqual(title.dataType, kCMMetadataBaseDataType_UTF8)
+        XCTAssertEqual(title.keySpace, .common)
+        XCTAssertEqual(title.time, .invalid)
+        XCTAssertNil(title.startDate)
+        let created = try XCTUnwrap(
+            AVMetadataItem.metadataItems(from: common, withKey: AVMetadataKey.commonKeyCreationDate, keySpace: .common)
+                .first)
+        XCTAssertEqual(created.dateValue, ISO8601DateFormatter().date(from: "2020-01-02T03:04:05Z"))
+
+        let mine = AVMutableMetadataItem()
+        mine.identifier = .commonIdentifierTitle
+        mine.value = "Ma vidéo" as NSString
+        mine.extendedLanguageTag = "fr"
+        XCTAssertEqual(mine.keySpace, .common)
+        XCTAssertEqual((mine.key as? NSString).map { String($0) }, "title")
+        XCTAssertEqual(mine.dataType, kCMMetadataBaseDataType_UTF8)
+        let rating = AVMutableMetadataItem()
+        rating.keySpace = .iTunes
+        rating.key = "rtng" as NSString
+        rating.value = NSNumber(value: 4)
+        XCTAssertEqual(rating.identifier?.rawValue, "itsk/rtng")
+        XCTAssertEqual(rating.numberValue, 4)
+        XCTAssertEqual(rating.dataType, kCMMetadataBaseDataType_SInt64)
+        rating.value = NSNumber(value: 4.5)
+        XCTAssertEqual(rating.dataType, kCMMetadataBaseDataType_Float64)
+        let cover = AVMutableMetadataItem()
+        cover.identifier = .commonIdentifierArtwork
+        cover.value = Data([0x89, 0x50, 0x4E, 0x47]) as NSData
+        cover.dataType = kCMMetadataBaseDataType_PNG
+        XCTAssertEqual(cover.dataValue, Data([0x89, 0x50, 0x4E, 0x47]))
+        XCTAssertEqual(cover.dataType, kCMMetadataBaseDataType_PNG)
+        mine.time = CMTime(value: 2, timescale: 1)
+        mine.duration = CMTime(value: 1, timescale: 1)
+        XCTAssertEqual(mine.time, CMTime(value: 2, timescale: 1))
+        let all: [AVMetadataItem] = [mine, rating, cover]
+        XCTAssertTrue(AVMetadataItem.metadataItems(from: all, filteredByIdentifier: .commonIdentifierTitle) == [mine])
+        XCTAssertTrue(AVMetadataItem.metadataItems(from: all, withKey: "rtng", keySpace: .iTunes) == [rating])
+        XCTAssertTrue(
+            AVMetadataItem.metadataItems(from: all, filteredAndSortedAccordingToPreferredLanguages: ["fr-FR"]) == [mine]
+        )
+        // An immutable copy keeps the values.
+        let frozen = try XCTUnwrap(mine.copy() as? AVMetadataItem)
+        XCTAssertFalse(frozen is AVMutableMetadataItem)
+        XCTAssertEqual(frozen.stringValue, "Ma vidéo")
+    }
 }
