@@ -128,6 +128,26 @@ final class ApplePatternsTests: XCTestCase {
         XCTAssertTrue(player.items().allSatisfy { item in items.contains { $0 === item } })
     }
 
+    /// The treadmill when the app makes the item leave (`advanceToNextItem()`, `remove(_:)`): the observation runs
+    /// synchronously inside that call, and the item it reports leaving can be inserted again right there.
+    func test_treadmill_whenTheAppAdvances_reinsertsFromInsideTheCall() throws {
+        let player = AVQueuePlayer()
+        player.sourceClock = VirtualClock(mode: .manual)
+        let items = try [Fixture.videoOnly, .audioOnly, .audioWAV].map { AVPlayerItem(url: try fixture($0)) }
+        let looper = QueuePlayerLooper(player: player, items: items)
+        player.advanceToNextItem()
+        XCTAssertEqual(looper.numberOfTimesPlayed, 1, "observed before advanceToNextItem() returned")
+        XCTAssertTrue(player.items() == [items[1], items[2], items[0]])
+        player.remove(items[1])
+        XCTAssertEqual(looper.numberOfTimesPlayed, 2)
+        XCTAssertTrue(player.items() == [items[2], items[0], items[1]])
+        // Removing an item behind the current one does not change currentItem: nothing is reported.
+        player.remove(items[0])
+        XCTAssertEqual(looper.numberOfTimesPlayed, 2)
+        XCTAssertTrue(player.items() == [items[2], items[1]])
+        looper.stop()
+    }
+
     /// A removed item keeps its time while detached and continues from there when inserted again.
     func test_removedItem_keepsItsTime_andContinuesFromThere() throws {
         let clock = VirtualClock(mode: .manual)
