@@ -397,3 +397,18 @@ final class SDLAudioSinkTests: XCTestCase {
         sink.close()
     }
 }
+
+/// The display modes `CVDisplayLink` asks for, through SDL.
+final class SDLDisplayModesTests: XCTestCase {
+    func testRefreshRates() {
+        let saved = ProcessInfo.processInfo.environment["SDL_VIDEODRIVER"]
+        defer { if let saved { setenv("SDL_VIDEODRIVER", saved, 1) } else { unsetenv("SDL_VIDEODRIVER") } }
+        // SDL's dummy video driver has one display; its mode may not state a rate (then: nil, a link runs at 60 Hz).
+        setenv("SDL_VIDEODRIVER", "dummy", 1)
+        let main = SDLDisplayModes.refreshRate(of: nil)
+        XCTAssertTrue(main == nil || main! > 0, "\(String(describing: main))")
+        XCTAssertEqual(SDLDisplayModes.refreshRate(of: 1), main, "display 1 is the main display")
+        XCTAssertNil(SDLDisplayModes.refreshRate(of: 2), "the dummy driver has one display")
+        XCTAssertNil(SDLDisplayModes.refreshRate(of: 0), "kCGNullDirectDisplay")
+    }
+}

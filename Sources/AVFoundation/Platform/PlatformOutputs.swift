@@ -1,3 +1,5 @@
+import CoreGraphics
+import CoreVideo
 import Foundation
 import PlaybackEngine
 import SDLOutput
@@ -16,6 +18,17 @@ enum PlatformOutputs {
     static func selectAudioDevice(_ deviceName: String?, of sink: any AudioSink) {
         (sink as? SDLAudioSink)?.selectDevice(named: deviceName)
     }
+
+    /// Gives `CVDisplayLink` the displays' refresh rates (SDL's display modes). Idempotent; called when the app makes
+    /// a player or a video output, which display-link code goes with.
+    static func installDisplayModes() {
+        _ = displayModesInstalled
+    }
+
+    private static let displayModesInstalled: Bool = {
+        CVDisplayLink.setDisplayRefreshRateProvider { SDLDisplayModes.refreshRate(of: $0) }
+        return true
+    }()
 
     /// A desktop window titled `title` for a player layer; it opens with the first picture it is given, and shows
     /// nothing when no display is configured.

@@ -92,17 +92,20 @@ open class AVPlayer: NSObject, @unchecked Sendable {
     /// A player with no item.
     public override init() {
         super.init()
+        PlatformOutputs.installDisplayModes()
     }
 
     /// A player for an item made from `URL` (designated, as Apple's, so subclasses can call it).
     public init(url URL: URL) {
         super.init()
+        PlatformOutputs.installDisplayModes()
         replaceCurrentItem(with: AVPlayerItem(url: URL))
     }
 
     /// A player for `item` (traps if the item belongs to another player; designated, as Apple's).
     public init(playerItem item: AVPlayerItem?) {
         super.init()
+        PlatformOutputs.installDisplayModes()
         if let item { replaceCurrentItem(with: item) }
     }
 
