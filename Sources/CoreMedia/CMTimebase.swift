@@ -12,7 +12,13 @@ public typealias OSStatus = Int32
 ///   members (`time`, `rate`, `setTime(_:)`, `setRate(_:)`) are both here.
 /// - `AVPlayerItem.timebase` is a read-only timebase that follows the item's playback; setting its time or rate
 ///   fails with `kCMTimebaseError_ReadOnly`, as on Apple's systems where the player owns it.
-/// - Timers (`addTimer`), notifications and source timebases are not provided.
+/// - Notifications: `kCMTimebaseNotification_TimeJumped` (on `setTime`, and when a player's timeline jumps) and
+///   `kCMTimebaseNotification_EffectiveRateChanged` (when the rate changes) are posted on `NotificationCenter.default`
+///   with the timebase as the object, on the thread that made the change; `userInfo[kCMTimebaseNotificationKey_EventTime]`
+///   is the timebase's time then (a `CMTime`).
+/// - Timers: dispatch timer sources (`CMTimebaseAddTimerDispatchSource`, `CMTimebaseSetTimerDispatchSourceNextFireTime`)
+///   fire once when the timebase's time reaches their fire time, rescheduled whenever its time or rate changes.
+///   Run-loop timers (`CMTimebaseAddTimer` with a `CFRunLoopTimer`) and source timebases are not provided.
 /// - Thread-safe: every member may be called from any thread.
 open class CMTimebase: @unchecked Sendable {
     private let lock = NSLock()
@@ -24,6 +30,21 @@ open class CMTimebase: @unchecked Sendable {
     private var anchorTime = CMTime.zero
     private var anchorSource = CMTime.zero
     private var storedRate: Float64 = 0
+    /// Guarded by `lock`: the dispatch timers and when each fires (nil: not scheduled, or fired).
+    private var timers: [ObjectIdentifier: TimerEntry] = [:]
+    /// Guarded by `lock`: the effective rate last announced (a followed timeline's changes are announced by its owner).
+    private var announcedRate: Float64 = 0
+    /// Guarded by `lock`: the virtual clock listener re-evaluating timers as the clock moves.
+    private var clockListener: UInt64?
+
+    /// One dispatch timer source of the timebase.
+    private struct TimerEntry {
+        let source: any DispatchSourceTimer
+        /// The timebase time it fires at.
+        var fireTime: CMTime?
+        /// Host (dispatch) time it was scheduled for, while scheduled on the host clock.
+        var deadline: DispatchTime?
+    }
 
     /// A timebase on `sourceClock`, at time 0 and rate 0 (Apple: `CMTimebase(sourceClock:)`).
     public init(sourceClock: CMClock) throws {
@@ -67,6 +88,8 @@ open class CMTimebase: @unchecked Sendable {
             anchorTime = time
             anchorSource = now
         }
+        post(kCMTimebaseNotification_TimeJumped)
+        rescheduleTimers()
     }
 
     /// Sets the rate; the time goes on from where it is. Throws for a player's timebase, which is read-only.
@@ -75,11 +98,120 @@ open class CMTimebase: @unchecked Sendable {
         guard rate.isFinite else { throw CMTimebase.error(kCMTimebaseError_InvalidParameter) }
         let current = time
         let now = sourceClock.time
-        lock.withLock {
+        let changed: Bool = lock.withLock {
             anchorTime = current
             anchorSource = now
-            storedRate = rate
+            defer { storedRate = rate }
+            return storedRate != rate
         }
+        if changed { post(kCMTimebaseNotification_EffectiveRateChanged) }
+        rescheduleTimers()
+    }
+
+    deinit {
+        if let clockListener, let clock = sourceClock as? VirtualClock { clock.removeListener(clockListener) }
+    }
+
+    // MARK: Notifications
+
+    /// Posts `name` with the timebase's time.
+    private func post(_ name: String) {
+        NotificationCenter.default.post(
+            name: Notification.Name(name), object: self, userInfo: [kCMTimebaseNotificationKey_EventTime: time])
+    }
+
+    /// The followed timeline changed (its owner calls this): posts `kCMTimebaseNotification_TimeJumped` when it
+    /// `jumped`, `kCMTimebaseNotification_EffectiveRateChanged` when its rate differs from the last announced, and
+    /// reschedules the timers.
+    package func followedTimelineChanged(jumped: Bool) {
+        let rate = self.rate
+        let rateChanged: Bool = lock.withLock {
+            defer { announcedRate = rate }
+            return announcedRate != rate
+        }
+        if rateChanged { post(kCMTimebaseNotification_EffectiveRateChanged) }
+        if jumped { post(kCMTimebaseNotification_TimeJumped) }
+        if rateChanged || jumped { rescheduleTimers() }
+    }
+
+    // MARK: Timers
+
+    /// Adds a dispatch timer source the timebase schedules (not scheduled until a next fire time is set).
+    public func addTimer(_ timerSource: any DispatchSourceTimer) {
+        lock.withLock {
+            let id = ObjectIdentifier(timerSource as AnyObject)
+            if timers[id] == nil { timers[id] = TimerEntry(source: timerSource) }
+            if clockListener == nil, let clock = sourceClock as? VirtualClock {
+                clockListener = clock.addListener { [weak self] in self?.rescheduleTimers() }
+            }
+        }
+    }
+
+    /// Removes a timer source; it is set to fire in the far future.
+    public func removeTimer(_ timerSource: any DispatchSourceTimer) {
+        let removed = lock.withLock { timers.removeValue(forKey: ObjectIdentifier(timerSource as AnyObject)) }
+        removed?.source.schedule(deadline: .distantFuture)
+    }
+
+    /// Makes `timerSource` fire once when the timebase's time reaches `fireTime` (at any rate in that direction).
+    /// Throws for a timer that was not added.
+    public func setTimerNextFireTime(_ timerSource: any DispatchSourceTimer, fireTime: CMTime) throws {
+        guard fireTime.isNumeric else { throw CMTimebase.error(kCMTimebaseError_InvalidParameter) }
+        let known: Bool = lock.withLock {
+            let id = ObjectIdentifier(timerSource as AnyObject)
+            guard timers[id] != nil else { return false }
+            timers[id]?.fireTime = fireTime
+            timers[id]?.deadline = nil
+            return true
+        }
+        guard known else { throw CMTimebase.error(kCMTimebaseError_TimerIntervalTooShort) }
+        rescheduleTimers()
+    }
+
+    /// Makes `timerSource` fire now.
+    public func setTimerToFireImmediately(_ timerSource: any DispatchSourceTimer) throws {
+        let known: Bool = lock.withLock {
+            let id = ObjectIdentifier(timerSource as AnyObject)
+            timers[id]?.fireTime = nil
+            return timers[id] != nil
+        }
+        guard known else { throw CMTimebase.error(kCMTimebaseError_TimerIntervalTooShort) }
+        timerSource.schedule(deadline: .now())
+    }
+
+    /// Schedules every timer against the current time and rate: a fire time already reached fires now (once); on
+    /// the host clock a later one is a dispatch deadline; at rate 0, or on a virtual clock (re-evaluated when the
+    /// clock advances), it waits.
+    private func rescheduleTimers() {
+        let (now, rate) = (time, self.rate)
+        let onHostClock = !(sourceClock is VirtualClock)
+        var actions: [(any DispatchSourceTimer, DispatchTime)] = []
+        lock.withLock {
+            for (id, entry) in timers {
+                guard let fireTime = entry.fireTime else { continue }
+                if let deadline = entry.deadline, DispatchTime.now() >= deadline {
+                    // Fired by its deadline already.
+                    timers[id]?.fireTime = nil
+                    timers[id]?.deadline = nil
+                    continue
+                }
+                let reached = rate > 0 ? now >= fireTime : rate < 0 ? now <= fireTime : now == fireTime
+                if reached {
+                    timers[id]?.fireTime = nil
+                    timers[id]?.deadline = nil
+                    actions.append((entry.source, .now()))
+                } else if rate != 0, onHostClock, now.isNumeric {
+                    let seconds = max(0, (fireTime - now).seconds / rate)
+                    let deadline = DispatchTime.now() + .nanoseconds(Int(min(seconds, 1e9) * 1e9))
+                    timers[id]?.deadline = deadline
+                    actions.append((entry.source, deadline))
+                } else {
+                    timers[id]?.deadline = nil
+                    actions.append((entry.source, .distantFuture))
+                }
+            }
+        }
+        for (source, deadline) in actions { source.schedule(deadline: deadline) }
     }
 
     /// An `NSOSStatusErrorDomain` error with `status`.
@@ -96,6 +228,46 @@ public let kCMTimebaseError_InvalidParameter: OSStatus = -12749
 public let kCMTimebaseError_AllocationFailed: OSStatus = -12750
 /// The timebase is read-only (a player's).
 public let kCMTimebaseError_ReadOnly: OSStatus = -12757
+
+/// The timer is not scheduled on this timebase.
+public let kCMTimebaseError_TimerIntervalTooShort: OSStatus = -12753
+
+/// Posted (object: the timebase) when its effective rate changed (Apple's `CFString` constant, as a `String`).
+public let kCMTimebaseNotification_EffectiveRateChanged = "CMTimebaseEffectiveRateChanged"
+/// Posted (object: the timebase) when its time jumped (set, or a player seeked).
+public let kCMTimebaseNotification_TimeJumped = "CMTimebaseTimeJumped"
+/// `userInfo` key of the timebase notifications: the timebase's time when the event happened (a `CMTime`).
+public let kCMTimebaseNotificationKey_EventTime = "EventTime"
+
+/// Adds a dispatch timer source to `timebase` (Apple's C function).
+public func CMTimebaseAddTimerDispatchSource(_ timebase: CMTimebase, timerSource: any DispatchSourceTimer) -> OSStatus {
+    timebase.addTimer(timerSource)
+    return 0
+}
+
+/// Removes a dispatch timer source from `timebase`.
+public func CMTimebaseRemoveTimerDispatchSource(
+    _ timebase: CMTimebase, timerSource: any DispatchSourceTimer
+)
+    -> OSStatus
+{
+    timebase.removeTimer(timerSource)
+    return 0
+}
+
+/// Makes the timer fire once when `timebase`'s time reaches `fireTime`; `flags` is unused (0), as on Apple's.
+public func CMTimebaseSetTimerDispatchSourceNextFireTime(
+    _ timebase: CMTimebase, timerSource: any DispatchSourceTimer, fireTime: CMTime, flags: UInt32
+) -> OSStatus {
+    status { try timebase.setTimerNextFireTime(timerSource, fireTime: fireTime) }
+}
+
+/// Makes the timer fire now.
+public func CMTimebaseSetTimerDispatchSourceToFireImmediately(
+    _ timebase: CMTimebase, timerSource: any DispatchSourceTimer
+) -> OSStatus {
+    status { try timebase.setTimerToFireImmediately(timerSource) }
+}
 
 /// Creates a timebase on `sourceClock` (Apple's C function; `allocator` is ignored).
 public func CMTimebaseCreateWithSourceClock(

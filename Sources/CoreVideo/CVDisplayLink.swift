@@ -1,3 +1,4 @@
+import CoreGraphics
 import Foundation
 
 #if canImport(Glibc)
@@ -28,8 +29,10 @@ public typealias CVDisplayLinkOutputHandler = (
 /// here — ARC manages it, there is no `CVDisplayLinkRetain/Release`).
 ///
 /// Differs from Apple:
-/// - No display is known yet (there is no window system integration), so every link runs at a nominal 60 Hz
-///   (period 1/60 s, `videoTimeScale` 60, `videoRefreshPeriod` 1) on the host clock, not on a display's vsync.
+/// - A link ticks at its display's refresh rate (`videoTimeScale` the rate in Hz, `videoRefreshPeriod` 1) on the host
+///   clock, not on the display's vsync. The rate comes from the window system (SDL's current display mode, once
+///   `import AVFoundation` code has created a player or a video output); without a display, or before that, a link
+///   runs at a nominal 60 Hz.
 /// - Ticks come from a dedicated thread ("oavf.displaylink") sleeping to absolute deadlines
 ///   (`clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)`) so errors do not accumulate; it asks for `SCHED_FIFO` and
 ///   stays at normal priority when the system refuses. Deadlines missed by a late wake-up are skipped, not
@@ -49,7 +52,32 @@ public final class CVDisplayLink: @unchecked Sendable {
     }
 
     /// Nominal refresh rate (Hz) while no display is known.
-    static let refreshRate: Int64 = 60
+    static let nominalRefreshRate: Int64 = 60
+
+    /// Guards `displayModeProvider`.
+    private static let providerLock = NSLock()
+    /// Guarded by `providerLock`: the refresh rate (Hz) of a display (nil: the main one), nil when not known.
+    nonisolated(unsafe) private static var displayModeProvider: (@Sendable (CGDirectDisplayID?) -> Int?)?
+
+    /// Installs where display refresh rates come from (the platform layer: SDL's display modes); nil removes it.
+    /// Returns the provider it replaces.
+    @discardableResult
+    package static func setDisplayRefreshRateProvider(
+        _ provider: (@Sendable (CGDirectDisplayID?) -> Int?)?
+    ) -> (@Sendable (CGDirectDisplayID?) -> Int?)? {
+        providerLock.withLock {
+            defer { displayModeProvider = provider }
+            return displayModeProvider
+        }
+    }
+
+    /// The refresh rate of `display` (nil: the main one): the provider's, else nominal when there is no provider;
+    /// nil when the provider knows no such display.
+    static func refreshRate(of display: CGDirectDisplayID?) -> Int64? {
+        guard let provider = providerLock.withLock({ displayModeProvider }) else { return nominalRefreshRate }
+        guard let hz = provider(display), hz > 0 else { return display == nil ? nominalRefreshRate : nil }
+        return Int64(hz)
+    }
     /// Nanoseconds per second.
     static let nanosecondsPerSecond: UInt64 = 1_000_000_000
 
@@ -62,6 +90,10 @@ public final class CVDisplayLink: @unchecked Sendable {
     private var generation: UInt64 = 0
     /// Host time of tick 0 of the current (or last) run.
     private var origin: UInt64 = 0
+    /// Ticks per second: the display's refresh rate.
+    private var refreshRate: Int64
+    /// The display the link follows.
+    private var display: CGDirectDisplayID
     /// The thread inside a callback, if any.
     private var callbackThread: pthread_t?
     /// Callbacks started over the link's life: ``stop()`` waits for the one in flight, not for later ones.
@@ -71,7 +103,42 @@ public final class CVDisplayLink: @unchecked Sendable {
     private var lastWake: UInt64 = 0
     private var wakes: UInt64 = 0
 
-    init() {}
+    init(display: CGDirectDisplayID = CGMainDisplayID(), refreshRate: Int64 = CVDisplayLink.nominalRefreshRate) {
+        self.display = display
+        self.refreshRate = refreshRate
+    }
+
+    /// The display the link follows.
+    var currentDisplay: CGDirectDisplayID {
+        lock.lock()
+        defer { lock.unlock() }
+        return display
+    }
+
+    /// Ticks per second.
+    var rate: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return refreshRate
+    }
+
+    /// Follows `newDisplay` at `rate` Hz; a running link goes on at the new rate from now.
+    func setDisplay(_ newDisplay: CGDirectDisplayID, rate newRate: Int64) {
+        lock.lock()
+        display = newDisplay
+        guard newRate != refreshRate else {
+            lock.unlock()
+            return
+        }
+        refreshRate = newRate
+        guard running else {
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        // A new run at the new rate (callbacks still never overlap: `fire` waits for one in flight).
+        restartRun()
+    }
 
     /// How the link thread refers to its link: weakly, so a released link stops.
     private final class WeakReference: @unchecked Sendable {
@@ -81,8 +148,9 @@ public final class CVDisplayLink: @unchecked Sendable {
     }
 
     /// Host-time nanoseconds from tick 0 to tick `n` (exact, no accumulated rounding).
-    static func offset(ofTick n: Int64) -> UInt64 {
-        UInt64(n) * nanosecondsPerSecond / UInt64(refreshRate)
+    static func offset(ofTick n: Int64, rate: Int64) -> UInt64 {
+        let (high, low) = UInt64(n).multipliedFullWidth(by: nanosecondsPerSecond)
+        return UInt64(rate).dividingFullWidth((high, low)).quotient
     }
 
     private func setOutput(_ newOutput: Output?) {
@@ -116,18 +184,27 @@ public final class CVDisplayLink: @unchecked Sendable {
             return kCVReturnDisplayLinkAlreadyRunning
         }
         running = true
+        lock.unlock()
+        restartRun()
+        return kCVReturnSuccess
+    }
+
+    /// Starts a run (a new generation, tick 0 now, at the current rate) on a new link thread; an older run's thread
+    /// exits at its next tick.
+    private func restartRun() {
+        lock.lock()
         generation &+= 1
         let run = generation
         let start = CVGetCurrentHostTime()
+        let rate = refreshRate
         origin = start
         (firstWake, lastWake, wakes) = (0, 0, 0)
         lock.unlock()
         let reference = WeakReference(self)
-        let thread = Thread { Self.tickLoop(reference, generation: run, origin: start) }
+        let thread = Thread { Self.tickLoop(reference, generation: run, origin: start, rate: rate) }
         thread.name = "oavf.displaylink"
         thread.qualityOfService = .userInteractive
         thread.start()
-        return kCVReturnSuccess
     }
 
     func stop() -> CVReturn {
@@ -159,9 +236,9 @@ public final class CVDisplayLink: @unchecked Sendable {
     }
 
     /// A time stamp for tick `n` of a run starting at `origin`.
-    static func timeStamp(tick n: Int64, origin: UInt64) -> CVTimeStamp {
+    static func timeStamp(tick n: Int64, origin: UInt64, rate: Int64) -> CVTimeStamp {
         CVTimeStamp(
-            version: 0, videoTimeScale: Int32(refreshRate), videoTime: n, hostTime: origin + offset(ofTick: n),
+            version: 0, videoTimeScale: Int32(rate), videoTime: n, hostTime: origin + offset(ofTick: n, rate: rate),
             rateScalar: 1, videoRefreshPeriod: 1, smpteTime: CVSMPTETime(),
             flags: CVTimeStampFlags([.videoHostTimeValid, .rateScalarValid, .videoRefreshPeriodValid]).rawValue,
             reserved: 0)
@@ -172,10 +249,10 @@ public final class CVDisplayLink: @unchecked Sendable {
     func currentTime() -> CVTimeStamp {
         let now = CVGetCurrentHostTime()
         lock.lock()
-        let start = origin
+        let (start, rate) = (origin, refreshRate)
         lock.unlock()
-        let ticks = now > start ? Int64((now - start) * UInt64(Self.refreshRate) / Self.nanosecondsPerSecond) : 0
-        var stamp = Self.timeStamp(tick: ticks, origin: start)
+        let ticks = now > start ? Int64((now - start) * UInt64(rate) / Self.nanosecondsPerSecond) : 0
+        var stamp = Self.timeStamp(tick: ticks, origin: start, rate: rate)
         stamp.hostTime = now
         return stamp
     }
@@ -197,23 +274,25 @@ public final class CVDisplayLink: @unchecked Sendable {
     }
 
     /// The run of one start: ticks until the link stops, restarts (a newer generation) or goes away.
-    private static func tickLoop(_ reference: WeakReference, generation: UInt64, origin: UInt64) {
+    private static func tickLoop(_ reference: WeakReference, generation: UInt64, origin: UInt64, rate: Int64) {
         raisePriority()
         var tick: Int64 = 1
         while true {
-            sleep(until: origin + offset(ofTick: tick))
-            guard let link = reference.link, link.fire(tick: tick, generation: generation, origin: origin) else {
+            sleep(until: origin + offset(ofTick: tick, rate: rate))
+            guard let link = reference.link,
+                link.fire(tick: tick, generation: generation, origin: origin, rate: rate)
+            else {
                 return
             }
             // Skip deadlines already gone (a late wake-up or a slow callback).
             let now = CVGetCurrentHostTime()
             tick += 1
-            while origin + offset(ofTick: tick) <= now { tick += 1 }
+            while origin + offset(ofTick: tick, rate: rate) <= now { tick += 1 }
         }
     }
 
     /// Calls the output for tick `n`; false when this run is over.
-    private func fire(tick n: Int64, generation run: UInt64, origin: UInt64) -> Bool {
+    private func fire(tick n: Int64, generation run: UInt64, origin: UInt64, rate: Int64) -> Bool {
         lock.lock()
         // A callback of an earlier run may still be running (the link was restarted from inside it, or stopped
         // from inside it and restarted elsewhere): wait for it, so callbacks never overlap.
@@ -231,8 +310,8 @@ public final class CVDisplayLink: @unchecked Sendable {
         callbackThread = pthread_self()
         callbacksStarted &+= 1
         lock.unlock()
-        var now = Self.timeStamp(tick: n, origin: origin)
-        var next = Self.timeStamp(tick: n + 1, origin: origin)
+        var now = Self.timeStamp(tick: n, origin: origin, rate: rate)
+        var next = Self.timeStamp(tick: n + 1, origin: origin, rate: rate)
         var flagsOut: CVOptionFlags = 0
         switch output {
         case .callback(let function, let context):
@@ -251,13 +330,41 @@ public final class CVDisplayLink: @unchecked Sendable {
 
 // MARK: - C-style functions
 
-/// Creates a display link for the active displays, as Apple's `CVDisplayLinkCreateWithActiveCGDisplays`. Always
-/// succeeds here (a nominal 60 Hz link; see ``CVDisplayLink``).
+/// Creates a display link for the active displays, as Apple's `CVDisplayLinkCreateWithActiveCGDisplays`: it follows
+/// the main display at its refresh rate (60 Hz without a display). Always succeeds.
 public func CVDisplayLinkCreateWithActiveCGDisplays(
     _ displayLinkOut: UnsafeMutablePointer<CVDisplayLink?>
 ) -> CVReturn {
-    displayLinkOut.pointee = CVDisplayLink()
+    let rate = CVDisplayLink.refreshRate(of: nil) ?? CVDisplayLink.nominalRefreshRate
+    displayLinkOut.pointee = CVDisplayLink(display: CGMainDisplayID(), refreshRate: rate)
     return kCVReturnSuccess
+}
+
+/// Creates a display link for `displayID`, as Apple's `CVDisplayLinkCreateWithCGDisplay`;
+/// `kCVReturnInvalidDisplay` when the window system knows no such display.
+public func CVDisplayLinkCreateWithCGDisplay(
+    _ displayID: CGDirectDisplayID, _ displayLinkOut: UnsafeMutablePointer<CVDisplayLink?>
+) -> CVReturn {
+    guard let rate = CVDisplayLink.refreshRate(of: displayID) else {
+        displayLinkOut.pointee = nil
+        return kCVReturnInvalidDisplay
+    }
+    displayLinkOut.pointee = CVDisplayLink(display: displayID, refreshRate: rate)
+    return kCVReturnSuccess
+}
+
+/// Makes the link follow `displayID` at its refresh rate, as Apple's `CVDisplayLinkSetCurrentCGDisplay` (a running
+/// link goes on at the new rate); `kCVReturnInvalidDisplay` when the window system knows no such display.
+@discardableResult
+public func CVDisplayLinkSetCurrentCGDisplay(_ displayLink: CVDisplayLink, _ displayID: CGDirectDisplayID) -> CVReturn {
+    guard let rate = CVDisplayLink.refreshRate(of: displayID) else { return kCVReturnInvalidDisplay }
+    displayLink.setDisplay(displayID, rate: rate)
+    return kCVReturnSuccess
+}
+
+/// The display the link follows, as Apple's `CVDisplayLinkGetCurrentCGDisplay`.
+public func CVDisplayLinkGetCurrentCGDisplay(_ displayLink: CVDisplayLink) -> CGDirectDisplayID {
+    displayLink.currentDisplay
 }
 
 /// Sets the function called once per refresh (nil removes it), as Apple's `CVDisplayLinkSetOutputCallback`.
@@ -299,10 +406,10 @@ public func CVDisplayLinkIsRunning(_ displayLink: CVDisplayLink) -> Bool {
     displayLink.isRunning
 }
 
-/// The nominal refresh period, as Apple's `CVDisplayLinkGetNominalOutputVideoRefreshPeriod`: 1/60 s
-/// (`CVTime(timeValue: 1, timeScale: 60, flags: 0)`) until displays are known.
+/// The nominal refresh period, as Apple's `CVDisplayLinkGetNominalOutputVideoRefreshPeriod`: one period of the
+/// link's display (`CVTime(timeValue: 1, timeScale: 60, flags: 0)` at 60 Hz).
 public func CVDisplayLinkGetNominalOutputVideoRefreshPeriod(_ displayLink: CVDisplayLink) -> CVTime {
-    CVTime(timeValue: 1, timeScale: Int32(CVDisplayLink.refreshRate), flags: 0)
+    CVTime(timeValue: 1, timeScale: Int32(displayLink.rate), flags: 0)
 }
 
 /// The measured refresh period in seconds (mean interval between the link thread's actual wake-ups), as Apple's

@@ -47,6 +47,9 @@ final class SDLAudioRenderer: @unchecked Sendable {
         sourceLock.withLock { source = newSource }
     }
 
+    /// The source pulled now (kept when the sink moves to another device).
+    var currentSource: (any AudioRenderSource)? { sourceLock.withLock { source } }
+
     /// Frames delivered to SDL since the device was opened.
     var renderedFrameCount: Int { renderedFrames.load(ordering: .relaxed) }
 

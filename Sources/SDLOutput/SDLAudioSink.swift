@@ -73,8 +73,55 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// Whether the device is paused (guarded by `lock`); true from `open` until `resume`.
     private var paused = true
 
-    /// A closed sink at full volume.
-    package init() {}
+    /// The SDL output device asked for by name, `nil` for the default one (guarded by `lock`).
+    private var requestedDevice: String?
+
+    /// The name of the device open now, `nil` for the default one or when closed (guarded by `lock`).
+    private var openedDevice: String?
+
+    /// A closed sink at full volume that opens SDL's output device named `deviceName` (as
+    /// `SDL_GetAudioDeviceName` lists it; `nil`, the default device).
+    package init(deviceName: String? = nil) {
+        requestedDevice = deviceName
+    }
+
+    /// The names of SDL's output devices (`SDL_GetAudioDeviceName`); empty when the driver has only its default
+    /// device (SDL's `dummy` and `disk` drivers, which open only by the name "System audio output device" or nil).
+    package static func outputDeviceNames() -> [String] {
+        SDLSubsystem.withExclusiveAccess {
+            guard SDLSubsystem.acquire(SDL_INIT_AUDIO) == nil else { return [] }
+            defer { SDLSubsystem.release(SDL_INIT_AUDIO) }
+            let count = SDL_GetNumAudioDevices(0)
+            guard count > 0 else { return [] }
+            return (0..<count).compactMap { SDL_GetAudioDeviceName($0, 0).map { String(cString: $0) } }
+        }
+    }
+
+    /// The device asked for (nil: the default one).
+    package var deviceName: String? { lock.withLock { requestedDevice } }
+
+    /// The device open now: the name asked for, or nil for the default device (also when the named one could not be
+    /// opened, or when closed).
+    package var openedDeviceName: String? { lock.withLock { openedDevice } }
+
+    /// Plays on the device named `name` (nil: the default one) from now on. An open sink moves at once: the device
+    /// it plays on closes and the new one opens in the same format (SDL converts when the device differs), with the
+    /// same source, paused or playing as before. A name that does not open falls back to the default device.
+    package func selectDevice(named name: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard name != requestedDevice else { return }
+        requestedDevice = name
+        guard device != 0, let format = obtained else { return }
+        let source = renderer.currentSource
+        let wasPaused = paused
+        let frames = obtainedBufferFrames
+        closeDevice()
+        // The same format, without changes: what the engine renders for stays valid.
+        guard (try? openDevice(format: format, frames: frames, allowChanges: false)) != nil else { return }
+        renderer.setSource(source)
+        if !wasPaused { setPaused(false) }
+    }
 
     /// Closes the device if still open.
     deinit {
@@ -84,7 +131,8 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// Always true: SDL's thread pulls the audio.
     package var isRealTime: Bool { true }
 
-    /// Opens SDL's default output device, paused, asking for `preferred` as 32-bit float at
+    /// Opens the output device named at ``init(deviceName:)`` or ``selectDevice(named:)`` (SDL's default one when
+    /// none is, or when the named one does not open), paused, asking for `preferred` as 32-bit float at
     /// ``bufferFrameCount(sampleRate:)`` frames per buffer. SDL may change the rate and channel count to what the
     /// device supports (the returned format says which); it converts sample formats itself, so the callback always
     /// gets 32-bit float. An open sink is closed first.
@@ -120,9 +168,20 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         closeDevice()
-        let frames = Self.bufferFrameCount(sampleRate: preferred.sampleRate)
-        let (device, spec) = try SDLSubsystem.withExclusiveAccess {
-            () throws(AudioSinkError) -> (SDL_AudioDeviceID, SDL_AudioSpec) in
+        return try openDevice(
+            format: preferred, frames: Self.bufferFrameCount(sampleRate: preferred.sampleRate), allowChanges: true)
+    }
+
+    /// Opens the requested device (falling back to the default one when it does not open), paused, and readies the
+    /// renderer (caller holds `lock`; the device is closed).
+    private func openDevice(
+        format preferred: AudioFormat, frames: Int, allowChanges: Bool
+    ) throws(AudioSinkError)
+        -> AudioFormat
+    {
+        let requested = requestedDevice
+        let (device, spec, opened) = try SDLSubsystem.withExclusiveAccess {
+            () throws(AudioSinkError) -> (SDL_AudioDeviceID, SDL_AudioSpec, String?) in
             if let message = SDLSubsystem.acquire(SDL_INIT_AUDIO) {
                 throw Self.failure("Could not start SDL audio", message)
             }
@@ -135,18 +194,26 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
             desired.userdata = Unmanaged.passUnretained(renderer).toOpaque()
             var spec = SDL_AudioSpec()
             SDL_ClearError()
-            let changes = Int32(SDL_AUDIO_ALLOW_FREQUENCY_CHANGE | SDL_AUDIO_ALLOW_CHANNELS_CHANGE)
-            let device = SDL_OpenAudioDevice(nil, 0, &desired, &spec, changes)
+            let changes = allowChanges ? Int32(SDL_AUDIO_ALLOW_FREQUENCY_CHANGE | SDL_AUDIO_ALLOW_CHANNELS_CHANGE) : 0
+            var opened = requested
+            var device = SDL_OpenAudioDevice(requested, 0, &desired, &spec, changes)
+            if device == 0, requested != nil {
+                // No such device (any more): the default one.
+                opened = nil
+                SDL_ClearError()
+                device = SDL_OpenAudioDevice(nil, 0, &desired, &spec, changes)
+            }
             guard device != 0 else {
                 let message = SDLSubsystem.lastError()
                 SDLSubsystem.release(SDL_INIT_AUDIO)
                 throw Self.failure("Could not open an audio device", message)
             }
-            return (device, spec)
+            return (device, spec, opened)
         }
         let format = AudioFormat(sampleRate: Int(spec.freq), channelCount: Int(spec.channels))
         renderer.prepare(format: format)
         self.device = device
+        openedDevice = opened
         obtained = format
         obtainedBufferFrames = Int(spec.samples)
         paused = true
@@ -241,6 +308,7 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
             SDLSubsystem.release(SDL_INIT_AUDIO)
         }
         self.device = 0
+        openedDevice = nil
         obtained = nil
         obtainedBufferFrames = 0
         paused = true

@@ -173,20 +173,25 @@ final class ObservationConcurrencyTests: XCTestCase {
         let deadline = Date().addingTimeInterval(0.5)
         let chains = ObservationChains()
         let group = DispatchGroup()
+        @Sendable func mutate(worker: Int) {
+            var step = 0
+            while Date() < deadline {
+                step += 1
+                switch (worker + step) % 4 {
+                case 0: parent.rate = Float(step % 7)
+                case 1: child.status = ObservedModel.Status(rawValue: step % 3)!
+                case 2: parent.play(rate: Float(step % 3))
+                default: parent.status = ObservedModel.Status(rawValue: step % 3)!
+                }
+            }
+        }
         for worker in 0..<4 {
             group.enter()
+            // Engine threads: their changes are queued, so each observer's notifications chain. (Changes an app
+            // makes from several threads at once reach observers on those threads, unordered, as with Apple's KVO.)
             Thread.detachNewThread {
                 defer { group.leave() }
-                var step = 0
-                while Date() < deadline {
-                    step += 1
-                    switch (worker + step) % 4 {
-                    case 0: parent.rate = Float(step % 7)
-                    case 1: child.status = ObservedModel.Status(rawValue: step % 3)!
-                    case 2: parent.play(rate: Float(step % 3))
-                    default: parent.status = ObservedModel.Status(rawValue: step % 3)!
-                    }
-                }
+                ChangeOrigin.engine { mutate(worker: worker) }
             }
         }
         for registrar in 0..<2 {

@@ -132,7 +132,8 @@ private func flattened(_ value: Any) -> String {
 func onEngineThread(_ body: @escaping @Sendable () -> Void) {
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
-        body()
+        // Changes made here are the engine's: observers hear of them on their hub's delivery queue.
+        ChangeOrigin.engine { body() }
         done.signal()
     }
     thread.name = "observation-test-engine"

@@ -164,10 +164,11 @@ final class ObservationTests: XCTestCase {
         let log = ObservationEventLog()
         let token = model.observe(\.status, options: [.new], changeHandler: log.handler())
         queue.suspend()
-        model.status = .ready  // queued, not yet delivered
+        ChangeOrigin.engine { model.status = .ready }  // an engine change: queued, not yet delivered
         token.invalidate()
         queue.resume()
-        model.status = .failed
+        ChangeOrigin.engine { model.status = .failed }
+        model.status = .unknown  // an app change after invalidation: not delivered either
         queue.sync {}
         XCTAssertEqual(log.events, [])
         XCTAssertEqual(model.observationHub.keyValueObserverCount, 0)

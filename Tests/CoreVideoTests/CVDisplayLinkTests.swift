@@ -1,3 +1,4 @@
+import CoreGraphics
 import CoreVideo
 import Foundation
 import XCTest
@@ -71,6 +72,19 @@ private func restartingHandler(_ log: TickLog, _ restarts: RestartSwitch) -> CVD
 }
 
 final class CVDisplayLinkTests: XCTestCase {
+    /// The platform's display modes, if a test process installed them: these tests expect the nominal 60 Hz.
+    private var savedProvider: (@Sendable (CGDirectDisplayID?) -> Int?)?
+
+    override func setUp() {
+        super.setUp()
+        savedProvider = CVDisplayLink.setDisplayRefreshRateProvider(nil)
+    }
+
+    override func tearDown() {
+        CVDisplayLink.setDisplayRefreshRateProvider(savedProvider)
+        super.tearDown()
+    }
+
     private func makeLink() throws -> CVDisplayLink {
         var link: CVDisplayLink?
         XCTAssertEqual(CVDisplayLinkCreateWithActiveCGDisplays(&link), kCVReturnSuccess)

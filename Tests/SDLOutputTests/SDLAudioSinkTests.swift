@@ -348,4 +348,67 @@ final class SDLAudioSinkTests: XCTestCase {
         XCTAssertThrowsError(try sink.open(preferred: AudioFormat(sampleRate: 48_000, channelCount: 9)))
         XCTAssertNil(SDLAudioSink.currentDriverName)
     }
+
+    /// `AVPlayer.audioOutputDeviceUniqueID`'s mechanism: selecting a device while playing closes the one in use and
+    /// opens the new one in the same format, with the same source, still playing. SDL's disk driver lists one device
+    /// and takes any other name as the path of the file to write, so the sound visibly moves from file to file.
+    func testSelectingADeviceWhilePlayingMovesTheSound() throws {
+        XCTAssertEqual(SDLAudioSink.outputDeviceNames(), ["System audio output device"])
+        let source = SineRenderSource()
+        let sink = try openSink(source: source)
+        XCTAssertNil(sink.openedDeviceName)
+        sink.resume()
+        func waitForFrames(_ count: Int) {
+            let deadline = Date().addingTimeInterval(10)
+            while source.renderedFrameCount < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        waitForFrames(9_600)
+        let secondFile = diskFile + ".second"
+        defer { try? FileManager.default.removeItem(atPath: secondFile) }
+        let before = source.renderedFrameCount
+        sink.selectDevice(named: secondFile)
+        XCTAssertEqual(sink.openedDeviceName, secondFile)
+        XCTAssertEqual(sink.format, format, "the same format after the move")
+        XCTAssertFalse(sink.isPaused, "still playing")
+        let firstSize = try diskSamples().count
+        waitForFrames(before + 9_600)
+        XCTAssertEqual(try diskSamples().count, firstSize, "the first device stopped")
+        let moved = try Data(contentsOf: URL(fileURLWithPath: secondFile)).count / MemoryLayout<Float>.size
+        XCTAssertGreaterThanOrEqual(moved, 9_600 * format.channelCount, "the sound went on on the second device")
+        // Back to the default device (the file SDL_DISKAUDIOFILE names), paused state kept.
+        sink.pause()
+        sink.selectDevice(named: nil)
+        XCTAssertNil(sink.openedDeviceName)
+        XCTAssertTrue(sink.isPaused)
+        sink.close()
+        XCTAssertNil(sink.openedDeviceName)
+    }
+
+    /// A name no device has plays on the default device (SDL's dummy driver has only that one).
+    func testUnknownDeviceFallsBackToTheDefaultDevice() throws {
+        setenv("SDL_AUDIODRIVER", "dummy", 1)
+        let sink = SDLAudioSink(deviceName: "No Such Device")
+        XCTAssertEqual(try sink.open(preferred: format), format)
+        XCTAssertEqual(sink.deviceName, "No Such Device")
+        XCTAssertNil(sink.openedDeviceName)
+        XCTAssertTrue(sink.isOpen)
+        sink.selectDevice(named: "System audio output device")
+        XCTAssertEqual(sink.openedDeviceName, "System audio output device")
+        sink.close()
+    }
+}
+
+/// The display modes `CVDisplayLink` asks for, through SDL.
+final class SDLDisplayModesTests: XCTestCase {
+    func testRefreshRates() {
+        let saved = ProcessInfo.processInfo.environment["SDL_VIDEODRIVER"]
+        defer { if let saved { setenv("SDL_VIDEODRIVER", saved, 1) } else { unsetenv("SDL_VIDEODRIVER") } }
+        // SDL's dummy video driver has one display; its mode may not state a rate (then: nil, a link runs at 60 Hz).
+        setenv("SDL_VIDEODRIVER", "dummy", 1)
+        let main = SDLDisplayModes.refreshRate(of: nil)
+        XCTAssertTrue(main == nil || main! > 0, "\(String(describing: main))")
+        XCTAssertEqual(SDLDisplayModes.refreshRate(of: 1), main, "display 1 is the main display")
+        XCTAssertNil(SDLDisplayModes.refreshRate(of: 2), "the dummy driver has one display")
+        XCTAssertNil(SDLDisplayModes.refreshRate(of: 0), "kCGNullDirectDisplay")
+    }
 }

@@ -247,9 +247,33 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         return tracks(withMediaCharacteristic: mediaCharacteristic)
     }
 
+    public func loadTracks(
+        withMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic,
+        completionHandler: @escaping @Sendable ([AVAssetTrack]?, (any Error)?) -> Void
+    ) {
+        loader.request { [self] r in
+            switch r {
+            case .success: completionHandler(tracks(withMediaCharacteristic: mediaCharacteristic), nil)
+            case .failure(let e): completionHandler(nil, e)
+            }
+        }
+    }
+
     public func loadTrack(withTrackID trackID: CMPersistentTrackID) async throws -> AVAssetTrack? {
         try await awaitValues(forKeys: ["tracks"])
         return track(withTrackID: trackID)
+    }
+
+    public func loadTrack(
+        withTrackID trackID: CMPersistentTrackID,
+        completionHandler: @escaping @Sendable (AVAssetTrack?, (any Error)?) -> Void
+    ) {
+        loader.request { [self] r in
+            switch r {
+            case .success: completionHandler(track(withTrackID: trackID), nil)
+            case .failure(let e): completionHandler(nil, e)
+            }
+        }
     }
 
     public func loadMediaSelectionGroup(
@@ -276,6 +300,17 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
     public func loadMetadata(for format: AVMetadataFormat) async throws -> [AVMetadataItem] {
         try await awaitValues(forKeys: ["metadata"])
         return metadata(forFormat: format)
+    }
+
+    public func loadMetadata(
+        for format: AVMetadataFormat, completionHandler: @escaping @Sendable ([AVMetadataItem]?, (any Error)?) -> Void
+    ) {
+        loader.request { [self] r in
+            switch r {
+            case .success: completionHandler(metadata(forFormat: format), nil)
+            case .failure(let e): completionHandler(nil, e)
+            }
+        }
     }
 
     /// The error that prevents playback (no decodable audio or video), for the player item.

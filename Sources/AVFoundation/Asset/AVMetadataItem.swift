@@ -105,53 +105,141 @@ public struct AVMetadataIdentifier: RawRepresentable, Hashable, Sendable {
                 for byte in String(scalar).utf8 { escaped += String(format: "%%%02X", byte) }
             }
         }
-        return AVMetadataIdentifier(rawValue: "\(keySpace.rawValue)/\(escaped)")
+        // The common key space ("comn") is spelled "common" in identifiers, as Apple's `commonIdentifier…` are.
+        let space = keySpace == .common ? "common" : keySpace.rawValue
+        return AVMetadataIdentifier(rawValue: "\(space)/\(escaped)")
     }
 }
 
 /// One piece of metadata: a key in a key space and its value.
 ///
-/// Values are strings as the container stores them; `dateValue` parses ISO 8601 dates and years,
-/// `numberValue` parses numbers. Items are immutable and fully loaded at creation, so the
-/// asynchronous loading API returns at once.
-open class AVMetadataItem: NSObject, @unchecked Sendable {
-    public let identifier: AVMetadataIdentifier?
-    public let keySpace: AVMetadataKeySpace?
-    public let commonKey: AVMetadataKey?
-    public let extendedLanguageTag: String?
-    public let time: CMTime
-    public let duration: CMTime
-    private let rawKey: String
-    private let rawValue: String
-    /// The value's data type (Apple's `kCMMetadataBaseDataType_*` strings).
-    public let dataType: String?
+/// Values are typed as on Apple's systems: text as `NSString` (`stringValue`), integer atoms (iTunes `tmpo`, `cpil`,
+/// `rtng` …) as `NSNumber` (`numberValue`), with ``dataType`` naming the type (`kCMMetadataBaseDataType_*`).
+/// `dateValue` parses ISO 8601 dates and years; `numberValue` also parses numeric text. Items read from an asset are
+/// immutable and fully loaded at creation, so the asynchronous loading API returns at once;
+/// ``AVMutableMetadataItem`` makes items of one's own.
+///
+/// Differs from Apple: artwork (an attached picture stream in FFmpeg's view) is not exposed as an item.
+open class AVMetadataItem: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
+    /// The item's fields (immutable for this class; ``AVMutableMetadataItem`` changes them under `lock`).
+    struct Fields {
+        var identifier: AVMetadataIdentifier?
+        var keySpace: AVMetadataKeySpace?
+        var key: (any NSCopying & NSObjectProtocol)?
+        var commonKey: AVMetadataKey?
+        var extendedLanguageTag: String?
+        var time = CMTime.invalid
+        var duration = CMTime.invalid
+        var startDate: Date?
+        var value: (any NSCopying & NSObjectProtocol)?
+        var dataType: String?
+        var extraAttributes: [AVMetadataExtraAttributeKey: Any]?
+    }
 
+    let lock = NSLock()
+    /// Guarded by `lock`.
+    var fields: Fields
+
+    init(fields: Fields) {
+        self.fields = fields
+        super.init()
+    }
+
+    /// An item read from a container: the tag's text, typed as the key space types it.
     init(keySpace: AVMetadataKeySpace, key: String, value: String, commonKey: AVMetadataKey?, language: String? = nil) {
-        self.keySpace = keySpace
-        self.rawKey = key
-        self.rawValue = value
-        self.commonKey = commonKey
-        self.identifier = .make(keySpace: keySpace, key: key)
-        self.extendedLanguageTag = language
-        self.time = .invalid
-        self.duration = .invalid
-        self.dataType = "com.apple.metadata.datatype.UTF-8"
+        var f = Fields()
+        f.keySpace = keySpace
+        f.key = NSString(string: key)
+        f.commonKey = commonKey
+        f.identifier = .make(keySpace: keySpace, key: key)
+        f.extendedLanguageTag = language
+        if keySpace == .iTunes, Self.integerAtoms.contains(key),
+            let n = Int64(value.trimmingCharacters(in: .whitespaces))
+        {
+            f.value = NSNumber(value: n)
+            f.dataType = kCMMetadataBaseDataType_SInt64
+        } else {
+            f.value = NSString(string: value)
+            f.dataType = kCMMetadataBaseDataType_UTF8
+        }
+        self.fields = f
+        super.init()
     }
 
-    /// The key as the key space defines it (a string here).
-    public var key: (any NSCopying & NSObjectProtocol)? { NSString(string: rawKey) }
-    /// The value (a string here).
-    public var value: (any NSCopying & NSObjectProtocol)? { NSString(string: rawValue) }
-    public var stringValue: String? { rawValue }
-    public var numberValue: NSNumber? {
-        if let i = Int64(rawValue.trimmingCharacters(in: .whitespaces)) { return NSNumber(value: i) }
-        if let d = Double(rawValue.trimmingCharacters(in: .whitespaces)) { return NSNumber(value: d) }
-        return nil
+    /// iTunes atoms whose value is an integer on Apple's systems (tempo, compilation, rating, gapless, HD, media
+    /// kind, episode and season numbers).
+    static let integerAtoms: Set<String> = ["tmpo", "cpil", "rtng", "pgap", "hdvd", "stik", "tves", "tvsn"]
+
+    func read<T>(_ body: (Fields) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(fields)
     }
-    public var dateValue: Date? { Self.parseDate(rawValue) }
-    public var dataValue: Data? { Data(rawValue.utf8) }
-    public var locale: Locale? { extendedLanguageTag.map { Locale(identifier: $0) } }
-    public var extraAttributes: [AVMetadataExtraAttributeKey: Any]? { nil }
+
+    public func copy(with zone: NSZone? = nil) -> Any { AVMetadataItem(fields: read { $0 }) }
+
+    public func mutableCopy(with zone: NSZone? = nil) -> Any { AVMutableMetadataItem(fields: read { $0 }) }
+
+    /// "key space/key".
+    open var identifier: AVMetadataIdentifier? { read { $0.identifier } }
+    open var keySpace: AVMetadataKeySpace? { read { $0.keySpace } }
+    /// The key as the key space defines it (a string here).
+    open var key: (any NSCopying & NSObjectProtocol)? { read { $0.key } }
+    open var commonKey: AVMetadataKey? { read { $0.commonKey } }
+    open var extendedLanguageTag: String? { read { $0.extendedLanguageTag } }
+    open var locale: Locale? { extendedLanguageTag.map { Locale(identifier: $0) } }
+    /// The item's time in a timed-metadata track (`.invalid` for an asset's items).
+    open var time: CMTime { read { $0.time } }
+    /// How long a timed item applies (`.invalid` for an asset's items).
+    open var duration: CMTime { read { $0.duration } }
+    /// The date a timed item starts at (date-mapped media); nil otherwise.
+    open var startDate: Date? { read { $0.startDate } }
+    /// The value: `NSString`, `NSNumber`, `NSDate` or `NSData`.
+    open var value: (any NSCopying & NSObjectProtocol)? { read { $0.value } }
+    /// The value's type (Apple's `kCMMetadataBaseDataType_*` strings).
+    open var dataType: String? { read { $0.dataType } }
+    open var extraAttributes: [AVMetadataExtraAttributeKey: Any]? { read { $0.extraAttributes } }
+
+    /// The value as text: a string, or a number's decimal form.
+    open var stringValue: String? {
+        switch value {
+        case let s as NSString: return String(s)
+        case let n as NSNumber: return n.stringValue
+        case let d as NSDate: return ISO8601DateFormatter().string(from: d as Date)
+        default: return nil
+        }
+    }
+
+    /// The value as a number: a number, or numeric text.
+    open var numberValue: NSNumber? {
+        switch value {
+        case let n as NSNumber: return n
+        case let s as NSString:
+            let text = String(s).trimmingCharacters(in: .whitespaces)
+            if let i = Int64(text) { return NSNumber(value: i) }
+            if let d = Double(text) { return NSNumber(value: d) }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// The value as a date: a date, or ISO 8601 text (a date, date and time, or a year).
+    open var dateValue: Date? {
+        switch value {
+        case let d as NSDate: return d as Date
+        case let s as NSString: return Self.parseDate(String(s))
+        default: return nil
+        }
+    }
+
+    /// The value as bytes: data as it is, text as UTF-8.
+    open var dataValue: Data? {
+        switch value {
+        case let d as NSData: return d as Data
+        case let s as NSString: return Data(String(s).utf8)
+        default: return nil
+        }
+    }
 
     /// Items with the given key and key space (nil matches any), as Apple's class method.
     open class func metadataItems(
@@ -159,12 +247,13 @@ open class AVMetadataItem: NSObject, @unchecked Sendable {
     ) -> [AVMetadataItem] {
         metadataItems.filter { item in
             if let keySpace, item.keySpace != keySpace { return false }
+            let rawKey = (item.key as? NSString).map { String($0) }
             if let key {
                 let wanted =
                     (key as? String) ?? (key as? NSString).map { String($0) } ?? (key as? AVMetadataKey)?.rawValue
                 guard let wanted else { return false }
                 // A common-key-space query matches items by their common key.
-                let matches = item.rawKey == wanted || (keySpace == .common && item.commonKey?.rawValue == wanted)
+                let matches = rawKey == wanted || (keySpace == .common && item.commonKey?.rawValue == wanted)
                 if !matches { return false }
             }
             return true
@@ -218,7 +307,7 @@ open class AVMetadataItem: NSObject, @unchecked Sendable {
     }
 
     open override var description: String {
-        "<AVMetadataItem identifier=\(identifier?.rawValue ?? "nil") value=\(rawValue)>"
+        "<AVMetadataItem identifier=\(identifier?.rawValue ?? "nil") value=\(value.map { "\($0)" } ?? "nil")>"
     }
 }
 
@@ -293,9 +382,142 @@ extension AVMetadataItem {
             seen.insert(key)
             result.append(
                 AVMetadataItem(
-                    keySpace: .common, key: key.rawValue, value: item.rawValue, commonKey: key,
-                    language: item.extendedLanguageTag))
+                    fields: {
+                        var f = item.read { $0 }
+                        f.keySpace = .common
+                        f.key = NSString(string: key.rawValue)
+                        f.identifier = AVMetadataIdentifier(rawValue: "common/\(key.rawValue)")
+                        return f
+                    }()))
         }
         return result
     }
 }
+
+/// A metadata item of one's own (Apple's `AVMutableMetadataItem`): every field settable. Setting ``identifier`` sets
+/// the key space and key it names; setting the key space or key sets the identifier.
+open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
+    /// An empty item.
+    public init() {
+        super.init(fields: Fields())
+    }
+
+    override init(fields: Fields) {
+        super.init(fields: fields)
+    }
+
+    /// Apple's factory spelling.
+    open class func metadataItem() -> AVMutableMetadataItem { AVMutableMetadataItem() }
+
+    private func change(_ body: (inout Fields) -> Void) {
+        lock.lock()
+        body(&fields)
+        lock.unlock()
+    }
+
+    open override var identifier: AVMetadataIdentifier? {
+        get { super.identifier }
+        set {
+            change { f in
+                f.identifier = newValue
+                guard let raw = newValue?.rawValue, let slash = raw.firstIndex(of: "/") else { return }
+                let space = String(raw[..<slash])
+                f.keySpace = space == "common" ? .common : AVMetadataKeySpace(rawValue: space)
+                let key = String(raw[raw.index(after: slash)...]).removingPercentEncoding ?? ""
+                f.key = NSString(string: key)
+                if f.keySpace == .common { f.commonKey = AVMetadataKey(rawValue: key) }
+            }
+        }
+    }
+
+    open override var keySpace: AVMetadataKeySpace? {
+        get { super.keySpace }
+        set {
+            change { f in
+                f.keySpace = newValue
+                if let space = newValue, let key = (f.key as? NSString).map({ String($0) }) {
+                    f.identifier = .make(keySpace: space, key: key)
+                }
+            }
+        }
+    }
+
+    open override var key: (any NSCopying & NSObjectProtocol)? {
+        get { super.key }
+        set {
+            change { f in
+                f.key = newValue
+                if let space = f.keySpace, let key = (newValue as? NSString).map({ String($0) }) {
+                    f.identifier = .make(keySpace: space, key: key)
+                }
+            }
+        }
+    }
+
+    open override var extendedLanguageTag: String? {
+        get { super.extendedLanguageTag }
+        set { change { $0.extendedLanguageTag = newValue } }
+    }
+
+    open override var locale: Locale? {
+        get { super.locale }
+        set { change { $0.extendedLanguageTag = newValue?.identifier.replacingOccurrences(of: "_", with: "-") } }
+    }
+
+    open override var time: CMTime {
+        get { super.time }
+        set { change { $0.time = newValue } }
+    }
+
+    open override var duration: CMTime {
+        get { super.duration }
+        set { change { $0.duration = newValue } }
+    }
+
+    open override var startDate: Date? {
+        get { super.startDate }
+        set { change { $0.startDate = newValue } }
+    }
+
+    /// Sets the value; ``dataType`` follows it unless set explicitly afterwards (text UTF-8, integers SInt64,
+    /// other numbers Float64, data raw data).
+    open override var value: (any NSCopying & NSObjectProtocol)? {
+        get { super.value }
+        set {
+            change { f in
+                f.value = newValue
+                switch newValue {
+                case is NSString: f.dataType = kCMMetadataBaseDataType_UTF8
+                case let n as NSNumber:
+                    let isFloat = ["f", "d"].contains(String(cString: n.objCType))
+                    f.dataType = isFloat ? kCMMetadataBaseDataType_Float64 : kCMMetadataBaseDataType_SInt64
+                case is NSData: f.dataType = kCMMetadataBaseDataType_RawData
+                default: f.dataType = nil
+                }
+            }
+        }
+    }
+
+    open override var dataType: String? {
+        get { super.dataType }
+        set { change { $0.dataType = newValue } }
+    }
+
+    open override var extraAttributes: [AVMetadataExtraAttributeKey: Any]? {
+        get { super.extraAttributes }
+        set { change { $0.extraAttributes = newValue } }
+    }
+}
+
+/// Text in UTF-8 (Apple's `kCMMetadataBaseDataType_UTF8`).
+public let kCMMetadataBaseDataType_UTF8 = "com.apple.metadata.datatype.UTF-8"
+/// A signed 64-bit integer.
+public let kCMMetadataBaseDataType_SInt64 = "com.apple.metadata.datatype.int64"
+/// A 64-bit float.
+public let kCMMetadataBaseDataType_Float64 = "com.apple.metadata.datatype.float64"
+/// Bytes without a type.
+public let kCMMetadataBaseDataType_RawData = "com.apple.metadata.datatype.raw-data"
+/// A JPEG image.
+public let kCMMetadataBaseDataType_JPEG = "public.jpeg"
+/// A PNG image.
+public let kCMMetadataBaseDataType_PNG = "public.png"

@@ -240,7 +240,7 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
 
     /// The engine presented the first picture of `session` (engine thread): publish readiness, set up the window.
     func firstPicture(of session: ItemSession) {
-        events.async { [weak self] in self?.handleFirstPicture(of: session) }
+        events.async { [weak self] in ChangeOrigin.engine { self?.handleFirstPicture(of: session) } }
     }
 
     private func handleFirstPicture(of session: ItemSession) {

@@ -25,9 +25,14 @@ extension AVKeyValueObservable {
     ///
     /// `changeHandler` receives the object and an `NSKeyValueObservedChange` whose `newValue` /
     /// `oldValue` are set when `.new` / `.old` are in `options`. With `.initial` it is called once
-    /// before this method returns, on the calling thread; every other call runs asynchronously on
-    /// the main queue (AVFoundation's KVO queue), one call per change in the order of the changes,
-    /// with the values captured when the change happened. With `.prior` a notification with
+    /// before this method returns, on the calling thread. A change the app makes (a setter such as
+    /// `rate` or `volume`, `replaceCurrentItem(with:)`, `insert(_:after:)`, an item's end time …) is
+    /// delivered as Apple's KVO delivers it: synchronously, on the thread that made it, before that
+    /// call returns; the handler may call the object again. A change the playback engine makes
+    /// (`status`, `timeControlStatus`, `loadedTimeRanges`, the buffer flags, `presentationSize`, the
+    /// current item advancing at an item's end …) is delivered asynchronously on the main queue, one
+    /// call per change in the order of the changes. Either way `oldValue` / `newValue` are the values
+    /// of that change, captured when it happened. With `.prior` a notification with
     /// `isPrior == true` precedes each change. Compound paths (`\.currentItem?.status`) follow the
     /// intermediate object as it changes, as Apple's do. A subclass root (`\AVQueuePlayer.rate`)
     /// observes the same property as the declaring class's (`\AVPlayer.rate`).
@@ -40,11 +45,11 @@ extension AVKeyValueObservable {
     /// Concurrency (Swift 6): like Apple's, the handler is not `@Sendable`, so code written for
     /// Apple compiles unchanged — including `observe(\.status) { [weak self] item, _ in
     /// self?.update(item.status) }` inside a `@MainActor` class, where the closure is main-actor
-    /// isolated. That is sound because handlers run on the main queue. Do not capture state that
-    /// another thread mutates without a lock: the handler runs on the main queue, not where it was
-    /// written. Inside another actor, the closure is isolated to that actor yet runs on the main
-    /// queue: hop explicitly (`Task { await self.update() }`). (Package-internal hubs configured with
-    /// another queue are for engine tests only.)
+    /// isolated. That is sound when the app changes the object on the main thread (engine changes
+    /// arrive there too); a change made on another thread calls the handler on that thread, as on
+    /// Apple's systems. Inside another actor, the closure is isolated to that actor yet runs on the
+    /// main queue: hop explicitly (`Task { await self.update() }`). (Package-internal hubs configured
+    /// with another queue are for engine tests only.)
     public func observe<Value>(
         _ keyPath: KeyPath<Self, Value>, options: NSKeyValueObservingOptions = [],
         changeHandler: @escaping (Self, NSKeyValueObservedChange<Value>) -> Void

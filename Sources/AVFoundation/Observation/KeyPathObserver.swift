@@ -12,8 +12,8 @@ final class KeyPathObserver<Root: AnyObject, Value>: KeyValueObserver, @unchecke
     private weak var root: Root?
     private let keyPath: KeyPath<Root, Value>
     private let options: NSKeyValueObservingOptions
-    /// Not `@Sendable`, like Apple's; it only ever runs on `delivery`'s queue (or, for `.initial`,
-    /// on the thread that called `observe`).
+    /// Not `@Sendable`, like Apple's; it runs on `delivery`'s queue for engine-made changes, and on the
+    /// thread that made the change for app-made ones (for `.initial`, on the thread that called `observe`).
     private let handler: Handler
     /// Guarded by `changeLock`: the value last read (set at registration, so never nil after).
     private var lastValue: Value?
@@ -83,15 +83,16 @@ final class KeyPathObserver<Root: AnyObject, Value>: KeyValueObserver, @unchecke
         deliverAndUnlock(root, change)
     }
 
-    /// Queues (under `changeLock`, which keeps the order) or, for synchronous delivery, releases
-    /// `changeLock` and then calls the handler.
+    /// For an engine-made change (``ChangeOrigin``), queues the notification (under `changeLock`, which keeps the
+    /// order) on the delivery queue; for a change the app made, or with synchronous delivery, releases `changeLock`
+    /// and then calls the handler on this thread, before the change returns (Apple's KVO).
     private func deliverAndUnlock(_ root: Root, _ change: NSKeyValueObservedChange<Value>) {
         switch delivery {
-        case .queue(let queue):
+        case .queue(let queue) where ChangeOrigin.isEngine:
             let queued = QueuedChange(observer: self, root: root, change: change)
             queue.async { queued.deliver() }
             changeLock.unlock()
-        case .synchronous:
+        case .queue, .synchronous:
             changeLock.unlock()
             call(root, change)
         }

@@ -1,9 +1,10 @@
 import Dispatch
 
-/// Where an ``ObservationHub`` runs key-value change handlers.
+/// Where an ``ObservationHub`` runs key-value change handlers of changes the engine makes (see
+/// ``ChangeOrigin``; changes the app makes reach handlers synchronously on the app's thread).
 ///
-/// Apple serialises AVPlayer / AVPlayerItem KVO notifications on the main queue, so `.main` is the
-/// default. A command-line program must run the main queue (`dispatchMain()` or `RunLoop.main.run()`)
+/// Apple serialises AVPlayer / AVPlayerItem KVO notifications of playback state on the main queue,
+/// so `.main` is the default. A command-line program must run the main queue (`dispatchMain()` or `RunLoop.main.run()`)
 /// for them to arrive.
 package enum ObservationDelivery: Sendable {
     /// Asynchronously on `queue`, in the order the changes were published. Use a serial queue:

@@ -24,8 +24,10 @@ import Observation
 /// - Every `withMutation` notifies, even if the value did not change (as Apple's automatic KVO
 ///   does for a setter); skip it for engine updates that change nothing.
 ///
-/// Key-value notifications go to ``delivery`` (the main queue by default), one per observer per
-/// change, in the order of the changes, carrying the values read when the change was published.
+/// Key-value notifications of engine changes (published inside ``ChangeOrigin/engine(_:)``) go to
+/// ``delivery`` (the main queue by default), one per observer per change, in the order of the
+/// changes; notifications of app changes run on the publishing thread before `withMutation`
+/// returns. Both carry the values read when the change was published.
 /// Handlers never run under any lock of the hub, so they may read the object, invalidate their own
 /// or another observation, start new observations, or change the object.
 package final class ObservationHub<Owner: AVKeyValueObservable>: @unchecked Sendable {
@@ -37,7 +39,7 @@ package final class ObservationHub<Owner: AVKeyValueObservable>: @unchecked Send
         subscriptions = KeyValueSubscriptions(delivery: delivery)
     }
 
-    /// Where key-value change handlers run. Applies to observations registered afterwards.
+    /// Where key-value change handlers of engine changes run. Applies to observations registered afterwards.
     package var delivery: ObservationDelivery {
         get { subscriptions.delivery }
         set { subscriptions.delivery = newValue }

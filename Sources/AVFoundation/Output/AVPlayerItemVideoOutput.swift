@@ -57,6 +57,7 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
         self.requestedHeight = pixelBufferAttributes?[kCVPixelBufferHeightKey].flatMap(Self.dimension)
         super.init()
         store.owner = WeakOutput(self)
+        PlatformOutputs.installDisplayModes()
     }
 
     /// An output configured with output settings, as Apple's `init(outputSettings:)`: the pixel-buffer keys are

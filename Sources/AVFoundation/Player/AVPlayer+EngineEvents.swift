@@ -22,9 +22,13 @@ extension AVPlayer {
             NotificationCenter.default.post(name: AVPlayerItem.didPlayToEndTimeNotification, object: item)
         case .currentItemChanged(let from, _):
             guard let finished = from.flatMap(item(for:)) else { return }
-            set(\.currentItem) { s in s.items.removeAll { $0 === finished } }
-            finished.detach()
-            if let next = currentItem { existingEngine?.setTimePitchAlgorithm(next.playedTimePitchAlgorithm()) }
+            // It played to its end: that is its time from now on (the engine no longer holds it).
+            finished.keepEndTime(reverse: read { $0.rate } < 0)
+            changeQueue { items in items.removeAll { $0 === finished } }
+            if let next = currentItem {
+                existingEngine?.setTimePitchAlgorithm(next.playedTimePitchAlgorithm())
+                next.resumeIfCurrent()
+            }
             for handler in itemLeftQueueHandlers.read { handler(finished) }
             if read({ $0.rate }) != 0 { noteStarted() }
         case .timeControlChanged(let t):
@@ -40,6 +44,7 @@ extension AVPlayer {
         case .timeJumped(let session):
             if let item = item(for: session) {
                 NotificationCenter.default.post(name: AVPlayerItem.timeJumpedNotification, object: item)
+                item.ownTimebase.followedTimelineChanged(jumped: true)
             }
         case .stalled(let session):
             if let item = item(for: session) {

@@ -23,6 +23,17 @@ extension AVPlayerItem {
         guard toleranceBefore.isValid, toleranceAfter.isValid, toleranceBefore >= .zero, toleranceAfter >= .zero else {
             apiViolation("Seek tolerances must be valid and non-negative.")
         }
+        if status == .readyToPlay, sessionAndEngine() == nil || !read({ $0.sessionReady }) {
+            // Ready once but not playing now (removed, finished, or queued again and loading): the item moves its
+            // own time and continues from there when it plays.
+            let inside = seekableTimeRanges.map(\.timeRangeValue).contains { $0.containsTime(time) || $0.end == time }
+            guard inside else {
+                completionHandler?(false)
+                return
+            }
+            seekWhileDetached(to: time, completionHandler: completionHandler)
+            return
+        }
         guard let (session, engine) = sessionAndEngine(), status == .readyToPlay else {
             // Before the item is ready: a seek without a handler is kept and performed once it is (the latest wins),
             // so `player.seek(to: resumeTime)` right after creating the player works; one with a handler completes
@@ -51,6 +62,16 @@ extension AVPlayerItem {
         } else {
             mode = .window(before: toleranceBefore, after: toleranceAfter)
         }
+        // A seek of its own replaces the time the item was to resume at.
+        let superseded: [@Sendable (Bool) -> Void] = mutate { s in
+            s.resumeTime = nil
+            s.resumeIssued = false
+            defer { s.resumeCompletions = [] }
+            return s.resumeCompletions
+        }
+        for completion in superseded { completion(false) }
+        // A time change interrupts a preroll.
+        if let player, player.currentItem === self { player.finishPrerolls(false) }
         engine.seek(session, to: time, mode: mode, completion: completionHandler)
     }
 
@@ -111,6 +132,11 @@ extension AVPlayer {
 
     public func seek(to date: Date) async -> Bool {
         await withCheckedContinuation { c in seek(to: date) { c.resume(returning: $0) } }
+    }
+
+    /// Seeks to a date; does nothing for media without a date mapping (files).
+    public func seek(to date: Date) {
+        currentItem?.seek(to: date, completionHandler: nil)
     }
 
     /// Seeks the current item near `time` (fast); before the item is ready, once it is.

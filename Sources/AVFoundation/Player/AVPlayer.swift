@@ -85,22 +85,27 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         var audioOutputDeviceUniqueID: String?
         var observerTokens: Set<UInt64> = []
         var playStart: (date: Date, itemTime: CMTime, dropped: Int, stalls: Int)?
+        /// Completions of `preroll(atRate:completionHandler:)` waiting for the current item.
+        var prerolls: [@Sendable (Bool) -> Void] = []
     }
 
     /// A player with no item.
     public override init() {
         super.init()
+        PlatformOutputs.installDisplayModes()
     }
 
     /// A player for an item made from `URL` (designated, as Apple's, so subclasses can call it).
     public init(url URL: URL) {
         super.init()
+        PlatformOutputs.installDisplayModes()
         replaceCurrentItem(with: AVPlayerItem(url: URL))
     }
 
     /// A player for `item` (traps if the item belongs to another player; designated, as Apple's).
     public init(playerItem item: AVPlayerItem?) {
         super.init()
+        PlatformOutputs.installDisplayModes()
         if let item { replaceCurrentItem(with: item) }
     }
 
@@ -135,11 +140,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
     /// Replaces the current item at once (the same item is a no-op; nil clears). Traps when `item`
     /// belongs to another player.
     open func replaceCurrentItem(with item: AVPlayerItem?) {
-        let (old, changed): (AVPlayerItem?, Bool) = lock.withLock {
-            let old = state.items.first
-            if old === item { return (old, false) }
-            return (old, true)
-        }
+        let changed: Bool = lock.withLock { state.items.first !== item }
         guard changed else { return }
         if let item, let owner = item.player, owner !== self {
             apiViolation(
@@ -149,18 +150,45 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         if let item, read({ $0.items.dropFirst().contains { $0 === item } }) {
             apiViolation("\(item) is already in the queue: an item cannot be queued twice.")
         }
-        set(\.currentItem) { s in
-            if s.items.isEmpty {
-                if let item { s.items = [item] }
+        changeQueue { items in
+            if items.isEmpty {
+                if let item { items = [item] }
             } else if let item {
-                s.items[0] = item
+                items[0] = item
             } else {
-                s.items.removeFirst()
+                items.removeFirst()
             }
         }
-        if let old, !read({ $0.items.contains { $0 === old } }) { old.detach() }
         syncEngineQueue()
+        currentItem?.resumeIfCurrent()
         refreshWaitingState()
+    }
+
+    /// Changes the queue and announces `currentItem`. Items that left it are detached (they keep their time) before
+    /// observers hear of the change, so an observer may queue them again at once, as Apple's looping sample does.
+    /// Returns the items that left.
+    /// Observers hear of it only when the current item changes (a queued item inserted or removed behind it is not
+    /// a change of `currentItem`).
+    @discardableResult
+    func changeQueue(_ body: (inout [AVPlayerItem]) -> Void) -> [AVPlayerItem] {
+        func apply() -> [AVPlayerItem] {
+            let left: [AVPlayerItem] = mutate { s in
+                let before = s.items
+                body(&s.items)
+                return before.filter { old in !s.items.contains { $0 === old } }
+            }
+            for item in left { item.detach() }
+            return left
+        }
+        let currentChanges: Bool = read { s in
+            var items = s.items
+            body(&items)
+            return items.first !== s.items.first
+        }
+        guard currentChanges else { return apply() }
+        // A new item interrupts a preroll.
+        defer { finishPrerolls(false) }
+        return observationHub.withMutation(of: self, keyPaths: [\.currentItem]) { apply() }
     }
 
     /// What happens when the current item ends. `.advance` is only valid for `AVQueuePlayer`.
@@ -251,6 +279,11 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         refreshWaitingState()
         if newRate == 0 { noteStopped() } else { noteStarted() }
+        // A rate change interrupts a preroll, and changes how the item's timebase moves.
+        if changed {
+            finishPrerolls(false)
+            currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
+        }
     }
 
     /// Whether the player waits for enough data before playing (files always have it).
@@ -300,6 +333,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             s.timeControlStatus = status
             s.reasonForWaitingToPlay = reason
         }
+        // The item's timebase moves at the rate only while playing.
+        currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
     }
 
     // MARK: Audio
@@ -354,6 +389,9 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The platform audio device of this player's engines and the device name they use.
+    let platformAudio = PlatformAudioDevice()
+
     /// Test hook: the audio sink the next engine uses (e.g. a capturing sink with a virtual clock).
     var audioSinkOverride: (@Sendable () -> (any AudioSink)?)?
 
@@ -364,10 +402,11 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         if let e = existingEngine { return e }
         let clock = read { $0.sourceClock } as? VirtualClock
         let override = audioSinkOverride
+        let device = platformAudio
         let sinkFactory: @Sendable () -> (any AudioSink)? = {
             if let override { return override() }
             if clock != nil { return NullAudioSink() }
-            return PlatformOutputs.makeAudioSink()
+            return device.makeSink()
         }
         let engine = PlayerEngine(configuration: EngineConfiguration(virtualClock: clock, audioSink: sinkFactory))
         let (created, volume, muted, action): (PlayerEngine, Float, Bool, ActionAtItemEnd) = mutate { s in
@@ -379,7 +418,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             engine.shutdown()
             return created
         }
-        engine.onEvent = { [weak self] event in self?.handle(event) }
+        engine.onEvent = { [weak self] event in ChangeOrigin.engine { self?.handle(event) } }
         engine.setVolume(volume, muted: muted)
         engine.setEndAction(Self.endAction(action))
         engine.setAutomaticallyWaitsToMinimizeStalling(read { $0.automaticallyWaitsToMinimizeStalling })
@@ -448,10 +487,15 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         set { mutate { $0.preventsDisplaySleepDuringVideoPlayback = newValue } }
     }
 
-    /// The SDL audio device name to use; nil is the default device. Takes effect for the next engine.
+    /// The output device the player's audio plays on, by SDL device name (as `SDL_GetAudioDeviceName` lists it;
+    /// Apple's is a Core Audio device UID); nil (default) is the system's default device. Changing it while playing
+    /// moves the sound to the new device at once. A name no device has plays on the default device.
     open var audioOutputDeviceUniqueID: String? {
         get { read { $0.audioOutputDeviceUniqueID } }
-        set { mutate { $0.audioOutputDeviceUniqueID = newValue } }
+        set {
+            mutate { $0.audioOutputDeviceUniqueID = newValue }
+            platformAudio.select(newValue)
+        }
     }
 
     open var isOutputObscuredDueToInsufficientExternalProtection: Bool { false }

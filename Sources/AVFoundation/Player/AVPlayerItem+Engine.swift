@@ -18,6 +18,8 @@ extension AVPlayerItem {
             s.player = player
             if let existing = s.session { return existing }
             s.attachDate = Date()
+            s.sessionReady = false
+            s.resumeIssued = false
             let asset = self.asset
             let session = ItemSession(audioFormat: audioFormat) { [weak self] in
                 try Self.descriptor(for: asset, item: self)
@@ -33,16 +35,87 @@ extension AVPlayerItem {
         return session
     }
 
-    /// Leaves its player: the session stops; the item may join a player again (and reloads).
+    /// Leaves its player: the session stops; the item keeps its time (``AVPlayerItem/currentTime()``), settings and
+    /// outputs, and may join a player again at once (it reloads and continues from that time).
     func detach() {
-        let session: ItemSession? = mutate { s in
+        let (session, player, ready) = read { ($0.session, $0.player, $0.sessionReady) }
+        let time = ready ? session.flatMap { session in player?.existingEngine?.currentTime(of: session) } : nil
+        let (old, completions): (ItemSession?, [@Sendable (Bool) -> Void]) = mutate { s in
             let old = s.session
             s.session = nil
             s.player = nil
-            return old
+            s.sessionReady = false
+            s.resumeIssued = false
+            if let time, s.resumeTime == nil { s.resumeTime = time }
+            defer { s.resumeCompletions = [] }
+            return (old, s.resumeCompletions)
         }
         outputsDetached()
-        session?.stop()
+        old?.stop()
+        // Seeks made while it waited to play again: the item is at their time.
+        for completion in completions { completion(true) }
+    }
+
+    /// The item played to its end (forward or in reverse) and leaves the engine: it keeps that end as its time.
+    func keepEndTime(reverse: Bool) {
+        mutate { s in
+            guard s.resumeTime == nil else { return }
+            if reverse {
+                s.resumeTime = s.reversePlaybackEndTime.isNumeric ? s.reversePlaybackEndTime : .zero
+            } else if s.forwardPlaybackEndTime.isNumeric {
+                s.resumeTime = s.forwardPlaybackEndTime
+            } else if s.duration.isNumeric {
+                s.resumeTime = s.duration
+            }
+        }
+    }
+
+    /// Moves a detached item (or one queued again and not ready yet) to `time`: its own time until it plays again.
+    /// A handler completes when the item is detached, else with the seek that resumes it (superseding earlier ones).
+    func seekWhileDetached(to time: CMTime, completionHandler: (@Sendable (Bool) -> Void)?) {
+        let (attached, superseded): (Bool, [@Sendable (Bool) -> Void]) = mutate { s in
+            s.resumeTime = time
+            s.resumeIssued = false
+            guard s.session != nil else { return (false, []) }
+            defer { s.resumeCompletions = completionHandler.map { [$0] } ?? [] }
+            return (true, s.resumeCompletions)
+        }
+        for completion in superseded { completion(false) }
+        if !attached { completionHandler?(true) }
+        if attached { resumeIfCurrent() }
+    }
+
+    /// Starts the item at its kept time once its session is ready and current (engine thread or any).
+    func resumeIfCurrent() {
+        guard let (session, engine) = sessionAndEngine(), let player, player.currentItem === self else { return }
+        let resume: (CMTime, [@Sendable (Bool) -> Void])? = mutate { s in
+            guard s.sessionReady, !s.resumeIssued, let time = s.resumeTime else { return nil }
+            if time == .zero {
+                // A new session starts at zero: nothing to seek.
+                s.resumeTime = nil
+                defer { s.resumeCompletions = [] }
+                return (time, s.resumeCompletions)
+            }
+            s.resumeIssued = true
+            return (time, [])
+        }
+        guard let (time, done) = resume else { return }
+        if time == .zero {
+            for completion in done { completion(true) }
+            return
+        }
+        engine.seek(session, to: time, mode: .exact) { [weak self] finished in
+            let completions: [@Sendable (Bool) -> Void] =
+                self?.mutate { s in
+                    guard s.session === session, s.resumeIssued else { return [] }
+                    s.resumeTime = nil
+                    s.resumeIssued = false
+                    defer { s.resumeCompletions = [] }
+                    return s.resumeCompletions
+                } ?? []
+            for completion in completions { completion(finished) }
+            if finished, let self, let player = self.player, player.currentItem === self { player.finishPrerolls(true) }
+        }
     }
 
     /// Loads the asset (blocking, on the engine's preparation thread) and says what the app chose of its streams
@@ -130,6 +203,7 @@ extension AVPlayerItem {
                 \.canStepForward, \.canStepBackward,
             ]
         ) { s in
+            s.sessionReady = true
             s.duration = d.duration
             s.presentationSize = size
             s.tracks = items
@@ -152,12 +226,12 @@ extension AVPlayerItem {
             s.status = .readyToPlay
         }
         applyAudioMix()
-        let (start, early) = read { ($0.startTime, $0.seekWhenReady) }
-        if let early {
+        if let player, player.currentItem === self, read({ $0.resumeTime == nil }) { player.finishPrerolls(true) }
+        if let early = read({ $0.seekWhenReady }) {
             mutate { $0.seekWhenReady = nil }
             seek(to: early.time, toleranceBefore: early.before, toleranceAfter: early.after)
-        } else if start > .zero, let (session, engine) = sessionAndEngine() {
-            engine.seek(session, to: start, exact: true, completion: nil)
+        } else {
+            resumeIfCurrent()
         }
     }
 

@@ -78,8 +78,16 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var loggedTransfers = 0
         var readyDate: Date?
         var attachDate: Date?
-        /// Where playback starts when the item becomes ready (AVPlayerLooper's range start).
-        var startTime: CMTime = .zero
+        /// Whether the engine reported the current session ready (its time is the engine's from then on).
+        var sessionReady = false
+        /// The item's own time while the engine does not hold it: kept from the session it left (a removed or finished
+        /// item keeps its time, as Apple's), moved by seeks while detached, and where its next session starts (an exact
+        /// seek once that session is ready and current). Nil while the engine's time is the item's.
+        var resumeTime: CMTime?
+        /// The resume seek was sent to the engine for the current session.
+        var resumeIssued = false
+        /// Handlers of seeks made while the item was queued again but not ready: they complete with the resume seek.
+        var resumeCompletions: [@Sendable (Bool) -> Void] = []
         /// A seek without a completion handler asked for before the item was ready (the latest); performed then.
         var seekWhenReady: (time: CMTime, before: CMTime, after: CMTime)?
     }
@@ -321,9 +329,11 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
 
     // MARK: Time
 
-    /// The item's current time (not key-value observable, as on Apple's systems).
+    /// The item's current time (not key-value observable, as on Apple's systems). An item that left its player keeps
+    /// its time (and a seek moves it); queued again, it continues from there.
     open func currentTime() -> CMTime {
-        let (session, player) = read { ($0.session, $0.player) }
+        let (session, player, resume) = read { ($0.session, $0.player, $0.resumeTime) }
+        if let resume { return resume }
         guard let session, let engine = player?.existingEngine else { return .zero }
         return engine.currentTime(of: session)
     }
@@ -416,6 +426,13 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
         applyAudioMix(audioStream: audio)
         engine.setStreams(session, video: video, audio: audio)
+    }
+
+    /// The option selected in `mediaSelectionGroup` (Apple's deprecated spelling of
+    /// `currentMediaSelection.selectedMediaOption(in:)`).
+    @available(iOS, deprecated: 11.0, message: "Use currentMediaSelection to obtain an instance of AVMediaSelection")
+    open func selectedMediaOption(in mediaSelectionGroup: AVMediaSelectionGroup) -> AVMediaSelectionOption? {
+        currentMediaSelection.selectedMediaOption(in: mediaSelectionGroup)
     }
 
     /// Returns the group to automatic selection (its default option).

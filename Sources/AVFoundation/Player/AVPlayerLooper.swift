@@ -78,7 +78,7 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
             if range.end.isNumeric && duration.isNumeric && range.end < duration {
                 replica.forwardPlaybackEndTime = range.end
             }
-            if range.start > .zero { replica.mutate { $0.startTime = range.start } }
+            if range.start > .zero { replica.mutate { $0.resumeTime = range.start } }
             replicas.append(replica)
         }
         loopingPlayerItems = replicas
@@ -122,8 +122,9 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
         return _loopCount
     }
 
-    /// Stops re-inserting replicas; the current one plays out; the player's `actionAtItemEnd` is
-    /// restored. Status becomes `.cancelled`.
+    /// Stops looping: the replica playing now plays to its end and playback of the replicas stops there (the other
+    /// replicas leave the queue; items that followed them still play). ``loopCount`` stops counting; the player's
+    /// `actionAtItemEnd` is restored. Status becomes `.cancelled`.
     open func disableLooping() {
         let wasLooping: Bool = observationHub.withMutation(of: self, keyPaths: [\.status]) {
             lock.lock()
@@ -133,10 +134,14 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
             if _status == .ready { _status = .cancelled }
             return was
         }
-        if wasLooping { player?.actionAtItemEnd = originalAction }
+        guard wasLooping, let player else { return }
+        for item in player.items().dropFirst() where loopingPlayerItems.contains(where: { $0 === item }) {
+            player.remove(item)
+        }
+        player.actionAtItemEnd = originalAction
     }
 
-    /// A replica finished and left the queue: count the loop and put it back at the end.
+    /// A replica finished and left the queue: count the loop and put it back at the end, at the range's start.
     private func replicaLeft(_ item: AVPlayerItem) {
         guard loopingPlayerItems.contains(where: { $0 === item }) else { return }
         if item.status == .failed {
@@ -149,15 +154,21 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
             }
             return
         }
+        guard (lock.withLock { looping }) else { return }
         let keep: Bool = observationHub.withMutation(of: self, keyPaths: [\.loopCount]) {
             lock.lock()
             defer { lock.unlock() }
+            guard looping else { return false }
             _loopCount += 1
-            return looping
+            return true
         }
         guard keep, let player else { return }
+        item.seek(to: timeRange.start, toleranceBefore: .zero, toleranceAfter: .zero, completionHandler: nil)
         let queued = player.items()
         let lastReplica = queued.last { r in loopingPlayerItems.contains { $0 === r } }
-        player.insert(item, after: lastReplica)
+        player.insertQueued(item, after: lastReplica)
+        // Looping was disabled meanwhile (on another thread): `disableLooping()` may have looked at the queue before
+        // the replica was back in it.
+        if !(lock.withLock { looping }) { player.remove(item) }
     }
 }

@@ -39,7 +39,9 @@ open class AVQueuePlayer: AVPlayer, @unchecked Sendable {
         remove(current)
     }
 
-    /// Whether `item` may be inserted after `afterItem` (false when already queued or owned elsewhere).
+    /// Whether `item` may be inserted after `afterItem` (false when already queued or owned elsewhere). An item that
+    /// left the queue (played out, advanced past, removed) may be inserted again at once, also from the observation
+    /// callback that reports its leaving.
     open func canInsert(_ item: AVPlayerItem, after afterItem: AVPlayerItem?) -> Bool {
         let items = items()
         if items.contains(where: { $0 === item }) { return false }
@@ -48,42 +50,50 @@ open class AVQueuePlayer: AVPlayer, @unchecked Sendable {
         return true
     }
 
-    /// Inserts `item` after `afterItem` (nil appends). Traps when it cannot be inserted.
+    /// Inserts `item` after `afterItem` (nil appends). Traps when it cannot be inserted, as Apple raises.
     open func insert(_ item: AVPlayerItem, after afterItem: AVPlayerItem?) {
         guard canInsert(item, after: afterItem) else {
-            apiViolation("Cannot insert \(item): it is already in a queue or belongs to another player.")
+            if let owner = item.player, owner !== self {
+                apiViolation(
+                    "Cannot insert \(item): an AVPlayerItem cannot be associated with more than one instance of "
+                        + "AVPlayer (it belongs to \(owner)).")
+            }
+            if items().contains(where: { $0 === item }) {
+                apiViolation("Cannot insert \(item): it is already in this queue.")
+            }
+            apiViolation("Cannot insert \(item) after \(afterItem.map { "\($0)" } ?? "nil"): that item is not queued.")
         }
-        set(\.currentItem) { s in
-            if let afterItem, let i = s.items.firstIndex(where: { $0 === afterItem }) {
-                s.items.insert(item, at: i + 1)
+        insertQueued(item, after: afterItem)
+    }
+
+    /// Inserts `item` after `afterItem`, or at the end when `afterItem` is not queued (any more); does nothing when
+    /// `item` is already queued. For AVPlayerLooper, whose replicas may leave the queue on another thread meanwhile.
+    func insertQueued(_ item: AVPlayerItem, after afterItem: AVPlayerItem?) {
+        changeQueue { items in
+            guard !items.contains(where: { $0 === item }) else { return }
+            if let afterItem, let i = items.firstIndex(where: { $0 === afterItem }) {
+                items.insert(item, at: i + 1)
             } else {
-                s.items.append(item)
+                items.append(item)
             }
         }
         syncEngineQueue()
+        currentItem?.resumeIfCurrent()
         refreshWaitingState()
     }
 
-    /// Removes `item`; removing the current item advances to the next.
+    /// Removes `item`; removing the current item advances to the next. The item keeps its time.
     open func remove(_ item: AVPlayerItem) {
-        let removed: Bool = set(\.currentItem) { s in
-            guard let i = s.items.firstIndex(where: { $0 === item }) else { return false }
-            s.items.remove(at: i)
-            return true
-        }
-        guard removed else { return }
-        item.detach()
+        let left = changeQueue { items in items.removeAll { $0 === item } }
+        guard !left.isEmpty else { return }
         syncEngineQueue()
+        currentItem?.resumeIfCurrent()
         refreshWaitingState()
     }
 
     /// Empties the queue; playback stops (`currentItem` becomes nil).
     open func removeAllItems() {
-        let removed: [AVPlayerItem] = set(\.currentItem) { s in
-            defer { s.items = [] }
-            return s.items
-        }
-        for item in removed { item.detach() }
+        changeQueue { items in items = [] }
         syncEngineQueue()
         refreshWaitingState()
     }

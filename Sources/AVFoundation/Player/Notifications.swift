@@ -24,6 +24,9 @@ extension AVPlayerItem {
     public static let playbackStalledNotification = NSNotification.Name.AVPlayerItemPlaybackStalled
     /// Posted when the item's current time changed discontinuously (seeks, loops).
     public static let timeJumpedNotification = NSNotification.Name.AVPlayerItemTimeJumped
+    /// `userInfo` key of `timeJumpedNotification` naming the coordinated-playback participant that caused the jump
+    /// (never present here: there is no coordinated playback).
+    public static let timeJumpedOriginatingParticipantKey = "AVPlayerItemTimeJumpedOriginatingParticipantKey"
     public static let newAccessLogEntryNotification = NSNotification.Name.AVPlayerItemNewAccessLogEntry
     public static let newErrorLogEntryNotification = NSNotification.Name.AVPlayerItemNewErrorLogEntry
     /// Posted when `currentMediaSelection` changed.
