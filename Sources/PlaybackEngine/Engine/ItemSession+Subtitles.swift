@@ -1,0 +1,31 @@
+import CoreMedia
+
+// The item's subtitle stream: chosen by the facade (the legible media selection), read by a
+// ``SubtitleTrackReader`` of its own.
+extension ItemSession {
+    /// Decodes subtitle stream `index` (container index; nil: none): the previous stream's reader stops, a new one
+    /// reads the stream from start to end into ``subtitleCues``. Selecting the stream already selected does
+    /// nothing. Any thread; does nothing once stopped.
+    package func selectSubtitleStream(_ index: Int?) {
+        let timeOrigin = descriptor.timeOrigin
+        let (proceed, old): (Bool, SubtitleTrackReader?) = lock.withLock {
+            if stopped || subtitleReader?.store.streamIndex == index { return (false, nil) }
+            defer { subtitleReader = nil }
+            return (true, subtitleReader)
+        }
+        guard proceed else { return }
+        old?.stop()
+        guard let index, !isStopped else { return }
+        let reader = SubtitleTrackReader(
+            source: makeIndependentSource(), streamIndex: index, timeOrigin: timeOrigin)
+        let installed: Bool = lock.withLock {
+            if stopped || subtitleReader != nil { return false }
+            subtitleReader = reader
+            return true
+        }
+        if installed { reader.start() }
+    }
+
+    /// The cues of the selected subtitle stream (nil when none is selected); they fill in as it is read.
+    package var subtitleCues: SubtitleCueStore? { lock.withLock { subtitleReader?.store } }
+}
