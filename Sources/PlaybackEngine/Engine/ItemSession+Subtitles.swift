@@ -6,8 +6,12 @@ extension ItemSession {
     /// Decodes subtitle stream `index` (container index; nil: none): the previous stream's reader stops, a new one
     /// reads the stream from start to end into ``subtitleCues``. Selecting the stream already selected does
     /// nothing. Any thread; does nothing once stopped.
+    ///
+    /// Only media on this machine is read ahead (a second pass over a network input would download it again):
+    /// for network media, and for an index that is not a subtitle stream of the source, nothing is decoded.
     package func selectSubtitleStream(_ index: Int?) {
         let timeOrigin = descriptor.timeOrigin
+        let local = isLocal
         let (proceed, old): (Bool, SubtitleTrackReader?) = lock.withLock {
             if stopped || subtitleReader?.store.streamIndex == index { return (false, nil) }
             defer { subtitleReader = nil }
@@ -15,7 +19,9 @@ extension ItemSession {
         }
         guard proceed else { return }
         old?.stop()
-        guard let index, !isStopped else { return }
+        guard let index, !isStopped, local else { return }
+        let isSubtitle = lock.withLock { streamInfo.indices.contains(index) && streamInfo[index].kind == .subtitle }
+        guard isSubtitle else { return }
         let reader = SubtitleTrackReader(
             source: makeIndependentSource(), streamIndex: index, timeOrigin: timeOrigin)
         let installed: Bool = lock.withLock {

@@ -41,7 +41,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var _videoFrames: FrameQueue<VideoFrame>?
     private var _audioFrames: FrameQueue<AudioFrame>?
     /// Stream parameters, kept to build decoders for streams selected later.
-    private var streamInfo: [StreamInfo] = []
+    var streamInfo: [StreamInfo] = []
     /// Decoder parameters read while preparing, by stream (decoders for streams selected later are made from them:
     /// the demux thread owns the source by then).
     private var codecParameters: [Int: CodecParameters] = [:]
