@@ -85,6 +85,11 @@ extension Fixture {
                 subtitles: [
                     SubtitleTrackFacts(codec: "mov_text", language: "eng", title: nil, cues: Self.styledCues(5))
                 ])
+        case .captions608:
+            var video = VideoFacts.h264(frameCount: 120)
+            video.keyframeInterval = 30
+            video.hasBFrames = false
+            return FixtureFacts(outcome: .plays, container: Self.mp4, duration: 4, video: video, audio: [])
         case .rotated90:
             var video = VideoFacts.h264(frameCount: 90)
             video.rotation = -90
@@ -145,6 +150,11 @@ extension Fixture {
             return SubtitleCue(
                 start: written + 0.021, end: written + 0.721, text: "Cue \(n) at \(written)")
         }
+    }
+
+    /// The captions of `captions_608.mp4`: "CC n AT n.0" from n s to n + 0.4 s (frames 30n to 30n + 12), n = 1…3.
+    public static let closedCaptions: [SubtitleCue] = (1...3).map { n in
+        SubtitleCue(start: Double(n), end: Double(n) + 0.4, text: "CC \(n) AT \(n).0")
     }
 
     /// The three cues both subtitle tracks share: 0.5–1.5 s, 2–3 s, 3.5–4.5 s.
