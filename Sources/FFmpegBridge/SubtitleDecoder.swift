@@ -16,9 +16,12 @@ public enum SubtitleRegion: Sendable, Equatable {
 public struct DecodedSubtitle: Sendable, Equatable {
     /// The packet's presentation time (stream time base); nil when the packet had none.
     public var packetPTS: Int64?
-    /// Milliseconds after `packetPTS` the subtitle is shown from (`start_display_time`).
+    /// The subtitle's own time in microseconds (`AVSubtitle.pts`): the packet's, or for decoders that emit a
+    /// subtitle once it is over (`ccaption`), the time it began; nil when unknown. The offsets count from it.
+    public var pts: Int64?
+    /// Milliseconds after ``pts`` the subtitle is shown from (`start_display_time`).
     public var startOffset: Int64
-    /// Milliseconds after `packetPTS` it is shown until (`end_display_time`); nil when the stream does not say
+    /// Milliseconds after ``pts`` it is shown until (`end_display_time`); nil when the stream does not say
     /// (it lasts until the next subtitle).
     public var endOffset: Int64?
     /// What it shows; empty for a subtitle that clears the screen (bitmap formats send one).
@@ -51,8 +54,35 @@ public final class SubtitleDecoder {
         try FFmpegError.check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
     }
 
+    /// Opens libavcodec's CEA-608 decoder (`ccaption`), fed the `cc_data` triplets a ``ClosedCaptionExtractor``
+    /// finds in video packets of time base `timeBase` (``decode(captionData:pts:)``).
+    public init(closedCaptionsWithTimeBase timeBase: Rational) throws(FFmpegError) {
+        guard let codec = avcodec_find_decoder(AV_CODEC_ID_EIA_608) else { throw FFmpegError.decoderNotFound }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw FFmpegError.posix(ENOMEM) }
+        context = ctx
+        ctx.pointee.pkt_timebase = timeBase.av
+        ctx.pointee.time_base = timeBase.av
+        self.timeBase = timeBase
+        try FFmpegError.check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
+    }
+
     deinit {
         avcodec_free_context(&context)
+    }
+
+    /// Decodes the caption triplets of one picture shown at `pts` (in display order: the decoder keeps the
+    /// caption state from picture to picture).
+    public func decode(captionData: [UInt8], pts: Int64) throws(FFmpegError) -> DecodedSubtitle? {
+        guard !captionData.isEmpty else { return nil }
+        let packet = Packet()
+        try FFmpegError.check(av_new_packet(packet.pointer, Int32(captionData.count)), "av_new_packet")
+        captionData.withUnsafeBytes { bytes in
+            packet.pointer.pointee.data.update(
+                from: bytes.bindMemory(to: UInt8.self).baseAddress!, count: captionData.count)
+        }
+        packet.pointer.pointee.pts = pts
+        packet.pointer.pointee.dts = pts
+        return try decode(packet)
     }
 
     /// The ASS script header libavcodec made for the stream (`[Script Info]`, `[V4+ Styles]`, `[Events]` format):
@@ -86,7 +116,8 @@ public final class SubtitleDecoder {
         }
         let end = subtitle.end_display_time
         return DecodedSubtitle(
-            packetPTS: packet.pts, startOffset: Int64(subtitle.start_display_time),
+            packetPTS: packet.pts, pts: subtitle.pts == Rational.noPTS ? nil : subtitle.pts,
+            startOffset: Int64(subtitle.start_display_time),
             endOffset: end == 0 || end == UInt32.max ? nil : Int64(end), regions: regions)
     }
 

@@ -108,3 +108,61 @@ final class SubtitleTrackReaderTests: XCTestCase {
         XCTAssertNil(ASSScript.colour("&Hxyz&"))
     }
 }
+
+/// CEA-608 captions found in the SEI of `captions_608.mp4`'s H.264 packets and decoded by `ccaption`.
+final class ClosedCaptionReaderTests: XCTestCase {
+    func test_captionsInH264SEI_decodeToTheirTextAtTheirTimes() throws {
+        let reader = SubtitleTrackReader(
+            source: FFmpegSource(url: try Fixtures.url(.captions608)), streamIndex: 0, timeOrigin: .zero,
+            closedCaptions: true)
+        reader.start()
+        let deadline = Date().addingTimeInterval(30)
+        while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+        reader.stop()
+        let store = reader.store
+        XCTAssertTrue(store.isComplete)
+        XCTAssertNil(store.failure)
+        let script = ASSScript(header: store.assHeader ?? "")
+        let shown = Fixture.closedCaptions.map { caption -> [String] in
+            let middle = CMTime(seconds: (caption.start + caption.end) / 2, preferredTimescale: 1000)
+            return store.shown(at: middle).flatMap { cue in
+                cue.regions.compactMap { r -> String? in
+                    if case .ass(let line) = r {
+                        return ASSEvent(line: line, script: script).plainText.trimmingCharacters(in: .whitespaces)
+                    }
+                    return nil
+                }
+            }
+        }
+        XCTAssertEqual(shown, Fixture.closedCaptions.map { [$0.text] })
+        // Shown from the picture whose caption data ends the caption (EOC), to the one erasing it (EDM).
+        let t = { (s: Double) in CMTime(seconds: s, preferredTimescale: 1000) }
+        let starts = store.allCues.filter { !$0.regions.isEmpty }.map(\.start.seconds)
+        XCTAssertEqual(starts.count, 3)
+        for (got, caption) in zip(starts, Fixture.closedCaptions) {
+            XCTAssertEqual(got, caption.start, accuracy: 0.001)
+        }
+        for caption in Fixture.closedCaptions {
+            XCTAssertTrue(store.shown(at: t(caption.end + 0.01)).isEmpty, "erased at \(caption.end)")
+            XCTAssertTrue(store.shown(at: t(caption.start - 0.01)).isEmpty, "not shown before \(caption.start)")
+        }
+    }
+
+    func test_extractor_findsTripletsInAnnexBAndLengthPrefixedNALs_andIgnoresOtherSEI() {
+        // An SEI with a GA94 payload (one triplet), with an emulation-prevention byte after 00 00.
+        let payload: [UInt8] = [0xB5, 0x00, 0x31, 0x47, 0x41, 0x39, 0x34, 0x03, 0xC1, 0xFF, 0xFC, 0x94, 0x20, 0xFF]
+        let sei: [UInt8] = [0x06, 0x04, UInt8(payload.count)] + payload + [0x80]
+        let unregistered: [UInt8] = [0x06, 0x05, 0x03, 0x00, 0x00, 0x03, 0x01, 0x80]
+        let annexB: [UInt8] = [0, 0, 0, 1] + unregistered + [0, 0, 1] + sei + [0, 0, 1, 0x65, 0x88]
+        let h264 = ClosedCaptionExtractor(codec: .h264, extradata: [])
+        XCTAssertNil(h264.lengthSize)
+        XCTAssertEqual(annexB.withUnsafeBytes { h264.captionData(in: $0) }, [0xFC, 0x94, 0x20])
+        let avcC: [UInt8] = [1, 0x64, 0, 0x1F, 0xFF, 0xE1]
+        let prefixed = ClosedCaptionExtractor(codec: .h264, extradata: avcC + [0])
+        XCTAssertEqual(prefixed.lengthSize, 4)
+        let lengthPrefixed = [0, 0, 0, UInt8(sei.count)] + sei + [0, 0, 0, 2, 0x65, 0x88]
+        XCTAssertEqual(lengthPrefixed.withUnsafeBytes { prefixed.captionData(in: $0) }, [0xFC, 0x94, 0x20])
+        // Damaged lengths end the walk without reading past the packet.
+        XCTAssertEqual([0, 0, 0, 0x7F, 0x06].withUnsafeBytes { prefixed.captionData(in: $0) }, [])
+    }
+}

@@ -1,4 +1,5 @@
 import CoreMedia
+import FFmpegBridge
 
 // The item's subtitle stream: chosen by the facade (the legible media selection), read by a
 // ``SubtitleTrackReader`` of its own.
@@ -9,21 +10,29 @@ extension ItemSession {
     ///
     /// Only media on this machine is read ahead (a second pass over a network input would download it again):
     /// for network media, and for an index that is not a subtitle stream of the source, nothing is decoded.
-    package func selectSubtitleStream(_ index: Int?) {
+    ///
+    /// With `closedCaptions`, `index` is an H.264 or HEVC video stream whose CEA-608 captions (SEI) are decoded.
+    package func selectSubtitleStream(_ index: Int?, closedCaptions: Bool = false) {
         let timeOrigin = descriptor.timeOrigin
         let local = isLocal
         let (proceed, old): (Bool, SubtitleTrackReader?) = lock.withLock {
-            if stopped || subtitleReader?.store.streamIndex == index { return (false, nil) }
+            if stopped
+                || (subtitleReader?.store.streamIndex == index && subtitleReader?.readsClosedCaptions == closedCaptions)
+            {
+                return (false, nil)
+            }
             defer { subtitleReader = nil }
             return (true, subtitleReader)
         }
         guard proceed else { return }
         old?.stop()
         guard let index, !isStopped, local else { return }
-        let isSubtitle = lock.withLock { streamInfo.indices.contains(index) && streamInfo[index].kind == .subtitle }
+        let wanted: StreamKind = closedCaptions ? .video : .subtitle
+        let isSubtitle = lock.withLock { streamInfo.indices.contains(index) && streamInfo[index].kind == wanted }
         guard isSubtitle else { return }
         let reader = SubtitleTrackReader(
-            source: makeIndependentSource(), streamIndex: index, timeOrigin: timeOrigin)
+            source: makeIndependentSource(), streamIndex: index, timeOrigin: timeOrigin,
+            closedCaptions: closedCaptions)
         let installed: Bool = lock.withLock {
             if stopped || subtitleReader != nil { return false }
             subtitleReader = reader

@@ -18,16 +18,21 @@ package final class SubtitleTrackReader: @unchecked Sendable {
     package let store: SubtitleCueStore
     private let source: any MediaSource
     private let timeOrigin: CMTime
+    /// Whether the stream is a video stream whose CEA-608 captions (SEI) are read, rather than a subtitle stream.
+    package let readsClosedCaptions: Bool
     /// Guards `thread` and `stopped`.
     private let lock = NSLock()
     private var thread: WorkerThread?
     private var stopped = false
 
     /// A reader of stream `streamIndex` of `source` (unopened; the reader owns it), whose container time
-    /// `timeOrigin` is item time zero.
-    package init(source: any MediaSource, streamIndex: Int, timeOrigin: CMTime) {
+    /// `timeOrigin` is item time zero. With `closedCaptions`, the stream is an H.264 or HEVC video stream whose
+    /// CEA-608 captions (ATSC A/53 SEI) are found in its packets, without decoding pictures, and decoded by
+    /// libavcodec's `ccaption`.
+    package init(source: any MediaSource, streamIndex: Int, timeOrigin: CMTime, closedCaptions: Bool = false) {
         self.source = source
         self.timeOrigin = timeOrigin
+        self.readsClosedCaptions = closedCaptions
         self.store = SubtitleCueStore(streamIndex: streamIndex)
     }
 
@@ -58,6 +63,11 @@ package final class SubtitleTrackReader: @unchecked Sendable {
         do throws(FFmpegError) {
             try source.open()
             guard let timeBase = source.timeBase(ofStream: index) else { throw FFmpegError.streamNotFound }
+            if readsClosedCaptions {
+                try readClosedCaptions(stream: index, timeBase: timeBase)
+                store.finish()
+                return
+            }
             let decoder = try SubtitleDecoder(parameters: source.codecParameters(stream: index), timeBase: timeBase)
             store.setFormat(assHeader: decoder.assHeader, frameSize: decoder.frameSize)
             source.setDiscard(keepingStreams: [index])
@@ -76,9 +86,42 @@ package final class SubtitleTrackReader: @unchecked Sendable {
         }
     }
 
+    /// Tuning: pictures held to put caption data in display order (B-frame reordering is at most a few pictures
+    /// deep; H.264 allows 16).
+    static let captionReorderDepth = 16
+
+    /// Reads the captions of video stream `index`: caption data of each packet, put in display order, decoded.
+    private func readClosedCaptions(stream index: Int, timeBase: Rational) throws(FFmpegError) {
+        guard let extractor = ClosedCaptionExtractor(parameters: try source.codecParameters(stream: index)) else {
+            throw FFmpegError.decoderNotFound
+        }
+        let decoder = try SubtitleDecoder(closedCaptionsWithTimeBase: timeBase)
+        store.setFormat(assHeader: decoder.assHeader, frameSize: (0, 0))
+        source.setDiscard(keepingStreams: [index])
+        var pending: [(pts: Int64, data: [UInt8])] = []
+        func decodeFirst() {
+            let (pts, data) = pending.removeFirst()
+            guard let decoded = try? decoder.decode(captionData: data, pts: pts) else { return }
+            store.add(cue(decoded, pts: pts, timeBase: timeBase))
+        }
+        let packet = Packet()
+        while true {
+            packet.unref()
+            if case .endOfFile = try source.read(into: packet) { break }
+            guard packet.streamIndex == index, let pts = packet.pts else { continue }
+            let data = packet.withData { extractor.captionData(in: $0) }
+            guard !data.isEmpty else { continue }
+            let at = pending.firstIndex { $0.pts > pts } ?? pending.count
+            pending.insert((pts, data), at: at)
+            if pending.count > Self.captionReorderDepth { decodeFirst() }
+        }
+        while !pending.isEmpty { decodeFirst() }
+    }
+
     /// `decoded` on the item's timeline.
     private func cue(_ decoded: DecodedSubtitle, pts: Int64, timeBase: Rational) -> SubtitleCue {
-        let base = CMTime(ffmpeg: pts, timeBase: timeBase) - timeOrigin
+        let own = decoded.pts.map { CMTime(value: $0, timescale: 1_000_000) }
+        let base = (own ?? CMTime(ffmpeg: pts, timeBase: timeBase)) - timeOrigin
         let start = base + CMTime(value: decoded.startOffset, timescale: 1000)
         let end = decoded.endOffset.map { base + CMTime(value: $0, timescale: 1000) }
         let regions = decoded.regions.filter(Self.showsSomething)
