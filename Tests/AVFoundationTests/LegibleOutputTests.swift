@@ -316,6 +316,30 @@ final class LegibleOutputTests: XCTestCase {
         XCTAssertEqual(s.log.deliveries.count, 2, "no subtitles selected: nothing more")
     }
 
+    func test_closedCaptions608_areALegibleOption_andDeliveredOnceAtTheirTimes() throws {
+        let asset = AVURLAsset(url: try fixture(.captions608))
+        let captions = asset.tracks(withMediaType: .closedCaption)
+        XCTAssertEqual(captions.count, 1)
+        XCTAssertEqual(
+            (captions.first?.formatDescriptions.first as? CMFormatDescription).map(CMFormatDescriptionGetMediaSubType),
+            0x6336_3038)
+        let group = try XCTUnwrap(asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
+        XCTAssertEqual(group.options.map(\.mediaType), [.closedCaption])
+        XCTAssertEqual(group.options.first?.displayName, "CC1")
+        XCTAssertTrue(group.options.first?.hasMediaCharacteristic(.legible) ?? false)
+        XCTAssertNil(
+            AVURLAsset(url: try fixture(.videoOnly)).mediaSelectionGroup(forMediaCharacteristic: .legible),
+            "no captions, no legible group")
+
+        let s = try setUp(.captions608, option: "CC1")
+        playToEnd(s)
+        assertDeliveries(s.log.deliveries, forwardSequence(Fixture.closedCaptions))
+        assertOnTime(s.log, tolerance: frame)
+        // ccaption places 608 text by row and column: left-aligned, at its row.
+        let first = s.log.string(Fixture.closedCaptions[0].text)
+        XCTAssertEqual(attribute(first, kCMTextMarkupAttribute_Alignment) as? String, "left")
+    }
+
     func test_apiShape() throws {
         let output = AVPlayerItemLegibleOutput()
         XCTAssertNil(output.delegate)
