@@ -28,6 +28,7 @@ import PlaybackEngine
 /// - With no delegate queue the delegate is called on the main queue.
 /// - `itemTime` is the time the strings are shown from: a cue's start (its end, playing backwards), or the time
 ///   a seek landed on.
+/// - The player draws no subtitles in its window yet, so ``suppressesPlayerRendering`` (stored) changes nothing.
 /// - ``textStylingResolution`` changes nothing: there are no user caption preferences on Linux, so `.default` and
 ///   `.sourceAndRulesOnly` give the same strings.
 ///
