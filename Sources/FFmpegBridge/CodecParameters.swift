@@ -43,6 +43,12 @@ package final class CodecParameters: @unchecked Sendable {
     package var kind: StreamKind { StreamKind(pointer.pointee.codec_type) }
     /// FFmpeg's short codec name ("h264", "aac").
     package var codecName: String { String(cString: avcodec_get_name(pointer.pointee.codec_id)) }
+    /// The codec's out-of-band configuration (`avcC`, `hvcC`, …); empty when there is none.
+    package var extradata: [UInt8] {
+        let p = pointer.pointee
+        guard let data = p.extradata, p.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
+    }
     /// Coded width in pixels (video).
     package var width: Int { Int(pointer.pointee.width) }
     /// Coded height in pixels (video).

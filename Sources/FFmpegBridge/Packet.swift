@@ -29,6 +29,11 @@ public final class Packet: @unchecked Sendable {
     public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
     public var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
 
+    /// Calls `body` with the payload bytes (valid only during the call).
+    public func withData<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try body(UnsafeRawBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)))
+    }
+
     /// Drops the payload, keeping the allocation for reuse.
     public func unref() { av_packet_unref(pointer) }
 

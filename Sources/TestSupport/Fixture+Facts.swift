@@ -67,6 +67,29 @@ extension Fixture {
                         codec: "webvtt", language: "fra", title: "Français",
                         cues: Self.cues(["Bonjour 1", "Bonjour 2", "Bonjour 3"])),
                 ])
+        case .subtitles:
+            var video = VideoFacts.h264(frameCount: 180)
+            video.keyframeInterval = 30
+            return FixtureFacts(
+                outcome: .plays, container: Self.matroska, duration: 6, video: video, audio: [.aac],
+                subtitles: [
+                    SubtitleTrackFacts(codec: "subrip", language: "eng", title: "SubRip", cues: Self.styledCues(5)),
+                    SubtitleTrackFacts(codec: "ass", language: "eng", title: "ASS", cues: Self.styledCues(6)),
+                    SubtitleTrackFacts(codec: "webvtt", language: "eng", title: "WebVTT", cues: Self.styledCues(5)),
+                ])
+        case .subtitlesMovText:
+            var video = VideoFacts.h264(frameCount: 180)
+            video.keyframeInterval = 30
+            return FixtureFacts(
+                outcome: .plays, container: Self.mp4, duration: 6, video: video, audio: [.aac],
+                subtitles: [
+                    SubtitleTrackFacts(codec: "mov_text", language: "eng", title: nil, cues: Self.styledCues(5))
+                ])
+        case .captions608:
+            var video = VideoFacts.h264(frameCount: 120)
+            video.keyframeInterval = 30
+            video.hasBFrames = false
+            return FixtureFacts(outcome: .plays, container: Self.mp4, duration: 4, video: video, audio: [])
         case .rotated90:
             var video = VideoFacts.h264(frameCount: 90)
             video.rotation = -90
@@ -117,6 +140,22 @@ extension Fixture {
 
     private static let mp4 = "mov,mp4,m4a,3gp,3g2,mj2"
     private static let matroska = "matroska,webm"
+
+    /// The cues of `subtitles.mkv` and `subtitles_mov_text.mp4`: cue n (1…5) reads "Cue n at (n − 0.5)" and is shown
+    /// from n − 0.5 to n + 0.2 s as written, 21 ms later in the files (the AAC encoder delay shifts every other
+    /// stream): from video frame 30n − 15 on. The ASS track's cue 6, "Cue 6 at 4.5", is shown with cue 5.
+    public static func styledCues(_ count: Int) -> [SubtitleCue] {
+        (1...count).map { n in
+            let written = Double(min(n, 5)) - 0.5
+            return SubtitleCue(
+                start: written + 0.021, end: written + 0.721, text: "Cue \(n) at \(written)")
+        }
+    }
+
+    /// The captions of `captions_608.mp4`: "CC n AT n.0" from n s to n + 0.4 s (frames 30n to 30n + 12), n = 1…3.
+    public static let closedCaptions: [SubtitleCue] = (1...3).map { n in
+        SubtitleCue(start: Double(n), end: Double(n) + 0.4, text: "CC \(n) AT \(n).0")
+    }
 
     /// The three cues both subtitle tracks share: 0.5–1.5 s, 2–3 s, 3.5–4.5 s.
     private static func cues(_ texts: [String]) -> [SubtitleCue] {

@@ -30,6 +30,14 @@ public enum Fixture: String, CaseIterable, Sendable {
     /// 5 s H.264 in Matroska with two audio tracks (eng "English" 440/660 Hz, fra "Français" 550/770 Hz) and two
     /// subtitle tracks (eng "English" SubRip, fra "Français" WebVTT).
     case multiAudioSubtitles = "multi_audio_subs.mkv"
+    /// 6 s H.264 (1 s GOPs) + AAC in Matroska with three English subtitle tracks of the same cues, differently
+    /// styled: SubRip "SubRip", ASS "ASS" (one more cue), WebVTT "WebVTT" (see `Fixture.styledCues`).
+    case subtitles = "subtitles.mkv"
+    /// `subtitles`' video, audio and SubRip track in MP4, the subtitles as mov_text (tx3g).
+    case subtitlesMovText = "subtitles_mov_text.mp4"
+    /// 4 s H.264 (no B-frames, 1 s GOPs) in MP4, no audio, with CEA-608
+    /// captions in ATSC A/53 SEI: "CC n AT n.0" shown from n s to n + 0.4 s, n = 1…3 (`Fixture.closedCaptions`).
+    case captions608 = "captions_608.mp4"
     /// 3 s H.264 + AAC in MP4, coded 320x240, displayed turned 90° clockwise (an iPhone portrait recording's
     /// matrix: a b c d tx ty = 0 1 -1 0 240 0; ffprobe: display matrix rotation -90). The pixels are not rotated.
     case rotated90 = "rotated90.mp4"

@@ -94,7 +94,9 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
                     characteristic: .audible, options: audio.map(AVMediaSelectionOption.init(track:)),
                     allowsEmptySelection: false))
         }
-        let legible = tracks.filter { $0.mediaType == .subtitle || $0.mediaType == .text }
+        let legible = tracks.filter {
+            $0.mediaType == .subtitle || $0.mediaType == .text || $0.mediaType == .closedCaption
+        }
         if !legible.isEmpty {
             groups.append(
                 AVMediaSelectionGroup(

@@ -32,6 +32,8 @@ struct AssetDescription: Sendable {
         var channelLayout: String?
         var metadata: [String: String]
         var isDefault: Bool
+        /// A closed-caption track: the CEA-608 captions carried in the SEI of video stream ``streamIndex``.
+        var isClosedCaptions = false
     }
 
     var url: URL
@@ -96,6 +98,16 @@ struct AssetDescription: Sendable {
                     stream, trackID: trackID, mediaType: mediaType, containerDuration: containerDuration,
                     originMicroseconds: originMicroseconds, media: media,
                     kindHasDefault: kindsWithDefault.contains(stream.kind)))
+        }
+        // Captions in a video stream's SEI are a closed-caption track of their own (as a 'c608' track is on Apple).
+        for stream in media.streams where stream.hasClosedCaptions {
+            guard let video = tracks.first(where: { $0.streamIndex == stream.index && $0.mediaType == .video }) else {
+                continue
+            }
+            var trackID = (usedIDs.max() ?? 0) + 1
+            while usedIDs.contains(trackID) { trackID += 1 }
+            usedIDs.insert(trackID)
+            tracks.append(Self.closedCaptionTrack(of: video, trackID: trackID))
         }
         self.tracks = tracks
 
@@ -191,6 +203,36 @@ struct AssetDescription: Sendable {
             extendedLanguageTag: LanguageCode.bcp47(fromISO639: language), title: s.title,
             mediaCharacteristics: characteristics, sampleRate: s.sampleRate, channelCount: s.channelCount,
             channelLayout: s.channelLayoutName, metadata: s.metadata, isDefault: s.dispositions.contains(.default))
+    }
+
+    /// The closed-caption track of `video`'s SEI captions: CEA-608 ('c608'), legible, timed as the video.
+    private static func closedCaptionTrack(of video: Track, trackID: CMPersistentTrackID) -> Track {
+        var t = video
+        t.trackID = trackID
+        t.mediaType = .closedCaption
+        t.codecName = "eia_608"
+        t.codecLongName = "EIA-608 closed captions"
+        t.profileName = nil
+        t.formatDescription = CMFormatDescription(
+            mediaType: CMFormatDescription.MediaType(rawValue: kCMMediaType_ClosedCaption),
+            mediaSubType: CMFormatDescription.MediaSubType(rawValue: FourCC.value("c608")),
+            dimensions: CMVideoDimensions(width: 0, height: 0), audioStreamBasicDescription: nil, extensions: [:])
+        t.naturalSize = .zero
+        t.preferredTransform = .identity
+        t.nominalFrameRate = 0
+        t.minFrameDuration = .invalid
+        t.estimatedDataRate = 0
+        t.requiresFrameReordering = false
+        t.mediaCharacteristics = [.legible, .transcribesSpokenDialogForAccessibility]
+        // The 608 channel libavcodec's decoder shows (CC1); the language is unknown.
+        t.title = "CC1"
+        t.languageCode = nil
+        t.extendedLanguageTag = nil
+        t.metadata = [:]
+        t.isDefault = false
+        t.isEnabled = true
+        t.isClosedCaptions = true
+        return t
     }
 
     /// Apple's `preferredTransform` for a display rotation: rotate clockwise by the stored angle in

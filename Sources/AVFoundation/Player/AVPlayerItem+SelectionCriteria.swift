@@ -55,5 +55,6 @@ extension AVPlayerItem {
             NotificationCenter.default.post(name: AVPlayerItem.mediaSelectionDidChangeNotification, object: self)
             if !becomingReady { applyPlayedStreams() }
         }
+        applyLegibleStream()
     }
 }

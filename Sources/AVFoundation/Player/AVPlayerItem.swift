@@ -396,6 +396,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             }
             applyPlayedStreams()
         }
+        if mediaSelectionGroup.characteristic == .legible { applyLegibleStream() }
     }
 
     /// Re-chooses the played streams from the media selection and the tracks' `isEnabled`, and
@@ -449,6 +450,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             }
             applyPlayedStreams()
         }
+        if mediaSelectionGroup.characteristic == .legible { applyLegibleStream() }
     }
 
     // MARK: Collectors

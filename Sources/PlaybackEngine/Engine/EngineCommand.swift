@@ -34,6 +34,8 @@ struct EngineCommand: Sendable {
         case setVolume(Float, muted: Bool)
         case addVideoSink(any VideoFrameSink)
         case removeVideoSink(ObjectIdentifier)
+        case addPlayheadSink(any PlayheadSink)
+        case removePlayheadSink(ObjectIdentifier)
         case addPeriodicObserver(token: UInt64, interval: CMTime, handler: @Sendable (CMTime) -> Void)
         case addBoundaryObserver(token: UInt64, times: [CMTime], handler: @Sendable () -> Void)
         case removeObserver(token: UInt64)

@@ -30,6 +30,10 @@ extension EngineCore {
             presenter.add(sink)
         case .removeVideoSink(let id):
             presenter.remove(id)
+        case .addPlayheadSink(let sink):
+            presenter.add(sink)
+        case .removePlayheadSink(let id):
+            presenter.removePlayheadSink(id)
         case .addPeriodicObserver(let token, let interval, let handler):
             observers.addPeriodic(token: token, interval: interval, handler: handler)
         case .addBoundaryObserver(let token, let times, let handler):

@@ -85,6 +85,7 @@ final class EngineCore {
             if mailbox.isStopRequested { break }
             if !batch.isEmpty { publishSnapshot() }
             let sleep = step()
+            reportPlayhead()
             publishSnapshot()
             outbox.deliver(to: mailbox.eventHandler)
             mailbox.sleep(upTo: sleep)
@@ -183,6 +184,15 @@ final class EngineCore {
         if rate < 0 { return reverse.step(session, rate: rate) }
         if configuration.virtualClock != nil { return virtual.step(session, rate: rate) }
         return realTime.step(session, rate: rate)
+    }
+
+    /// Tells the playhead sinks where the current item plays (while it is ready and no seek is in flight).
+    private func reportPlayhead() {
+        guard let item = items.current, !seeks.isBusy else { return }
+        switch item.phase {
+        case .ready, .ended: presenter.reportPlayhead(transport.playhead, rate: transport.rate, session: item.session)
+        case .idle, .preparing, .failed: return
+        }
     }
 
     /// Lets the video decoder skip what playback at `rate` cannot show, when that changed.

@@ -20,18 +20,20 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Format the audio decoder converts to (the audio sink's).
     package let audioFormat: AudioFormat
 
-    private let lock = ConditionLock()
+    let lock = ConditionLock()
     // Guarded by `lock`.
     /// The input (set when preparation starts, so ``stop()`` can interrupt its opening).
     private var source: (any MediaSource)?
     private var demuxer: Demuxer?
     private var videoDecoder: VideoDecoder?
     private var audioDecoder: AudioDecoder?
-    private var stopped = false
+    var stopped = false
     private var readError: (any Error)?
     /// The container target of the seek the demuxer has not performed yet (latest wins).
     private var seekInFlight: CMTime?
     private var seekFailed = false
+    /// Reads the selected subtitle stream's cues (see `ItemSession+Subtitles.swift`).
+    var subtitleReader: SubtitleTrackReader?
 
     // Guarded by `lock` (swapped when the played streams change during playback).
     private var _videoPackets: PacketQueue?
@@ -39,7 +41,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var _videoFrames: FrameQueue<VideoFrame>?
     private var _audioFrames: FrameQueue<AudioFrame>?
     /// Stream parameters, kept to build decoders for streams selected later.
-    private var streamInfo: [StreamInfo] = []
+    var streamInfo: [StreamInfo] = []
     /// Decoder parameters read while preparing, by stream (decoders for streams selected later are made from them:
     /// the demux thread owns the source by then).
     private var codecParameters: [Int: CodecParameters] = [:]
@@ -486,6 +488,11 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             return source.map { ($0, demuxer, videoDecoder, audioDecoder) }
         }
         // Interrupts an open or read in progress (for good).
+        let subtitles: SubtitleTrackReader? = lock.withLock {
+            defer { subtitleReader = nil }
+            return subtitleReader
+        }
+        subtitles?.stop()
         guard let parts, let (source, d, v, a) = parts else { return }
         source.interrupt()
         for q in [videoPackets, audioPackets] { q?.abort() }

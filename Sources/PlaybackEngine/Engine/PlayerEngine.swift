@@ -126,6 +126,11 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package func removeVideoSink(_ sink: any VideoFrameSink) { post(.removeVideoSink(ObjectIdentifier(sink))) }
 
+    /// Adds a sink that follows the current item's playhead (timed text and metadata outputs).
+    package func addPlayheadSink(_ sink: any PlayheadSink) { post(.addPlayheadSink(sink)) }
+
+    package func removePlayheadSink(_ sink: any PlayheadSink) { post(.removePlayheadSink(ObjectIdentifier(sink))) }
+
     /// Adds a periodic time observer (see ``TimeObservers``); returns its token.
     package func addPeriodicObserver(interval: CMTime, handler: @escaping @Sendable (CMTime) -> Void) -> UInt64 {
         let token = issueObserverToken()

@@ -27,8 +27,46 @@ package enum MediaProbe {
         var description = MediaDescription(source.info)
         description.isLive = source.isLive
         description.variants = source.variants
+        if source.isLocal {
+            for index in captionedVideoStreams(source, streams: description.streams) {
+                description.streams[index].hasClosedCaptions = true
+            }
+        }
+        // (Only a network source is kept — one that no caption probe has read from.)
         keep?(source)
         return description
+    }
+
+    /// Tuning: packets read to look for closed captions (broadcast streams carry caption data with every picture;
+    /// 120 covers the first seconds of interleaved audio and video).
+    static let captionProbePackets = 120
+
+    /// The H.264/HEVC video streams of the opened `source` whose first packets carry CEA-608 caption data (a valid
+    /// 608 byte pair). Reads a few packets from the start; the source is not used for anything else afterwards.
+    private static func captionedVideoStreams(_ source: any MediaSource, streams: [StreamDescription]) -> Set<Int> {
+        var extractors: [Int: ClosedCaptionExtractor] = [:]
+        for s in streams where s.kind == .video && (s.codecName == "h264" || s.codecName == "hevc") {
+            if let parameters = try? source.codecParameters(stream: s.index),
+                let extractor = ClosedCaptionExtractor(parameters: parameters)
+            {
+                extractors[s.index] = extractor
+            }
+        }
+        guard !extractors.isEmpty else { return [] }
+        var found = Set<Int>()
+        let packet = Packet()
+        for _ in 0..<captionProbePackets {
+            packet.unref()
+            guard case .packet = (try? source.read(into: packet)) ?? .endOfFile else { break }
+            guard let extractor = extractors[packet.streamIndex], !found.contains(packet.streamIndex) else { continue }
+            let data = packet.withData { extractor.captionData(in: $0) }
+            // cc_valid with cc_type 0 or 1 (608 field 1 or 2).
+            if stride(from: 0, to: data.count - 2, by: 3).contains(where: { data[$0] & 0x06 == 0x04 }) {
+                found.insert(packet.streamIndex)
+            }
+            if found.count == extractors.count { break }
+        }
+        return found
     }
 
     /// The short name of the container format the first bytes of the file at `path` look like, or nil when no

@@ -51,6 +51,9 @@ package struct StreamDescription: Sendable {
     package var isMirrored = false
     /// Video: whether the codec reorders frames (B-frames).
     package var hasReordering = false
+    /// Whether the (H.264 or HEVC) video carries CEA-608 closed captions in its SEI: found by
+    /// ``MediaProbe/describe(url:options:cancellation:factory:)`` in the first packets of media on this machine.
+    package var hasClosedCaptions = false
 
     /// Audio: samples per second (0 otherwise).
     package var sampleRate = 0

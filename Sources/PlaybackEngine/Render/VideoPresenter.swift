@@ -28,6 +28,10 @@ final class VideoPresenter {
     /// Pictures dropped because a later one was due too.
     private(set) var framesDropped = 0
 
+    /// The sinks following the playhead, in the order added.
+    private var playheadSinks: [any PlayheadSink] = []
+    /// What ``reportPlayhead(_:rate:session:)`` last told them (not repeated while it stays).
+    private var reported: (session: UUID, time: CMTime, rate: Float)?
     /// Tells whether the engine is stopping (waits end early).
     private let stopped: () -> Bool
 
@@ -58,6 +62,26 @@ final class VideoPresenter {
     /// now current.
     func flushSinks(session: ItemSession?) {
         for sink in sinks { sink.flush(session: session) }
+        reported = nil
+        for sink in playheadSinks { sink.flush(session: session) }
+    }
+
+    func add(_ sink: any PlayheadSink) {
+        guard !playheadSinks.contains(where: { $0 === sink }) else { return }
+        playheadSinks.append(sink)
+        reported = nil
+    }
+
+    func removePlayheadSink(_ id: ObjectIdentifier) {
+        playheadSinks.removeAll { ObjectIdentifier($0) == id }
+    }
+
+    /// Tells the playhead sinks where `session` plays now, unless that is what they were told last.
+    func reportPlayhead(_ t: CMTime, rate: Float, session: ItemSession) {
+        guard !playheadSinks.isEmpty, t.isNumeric else { return }
+        if let r = reported, r.session == session.id, r.time == t, r.rate == rate { return }
+        reported = (session.id, t, rate)
+        for sink in playheadSinks { sink.playheadMoved(to: t, rate: rate, session: session) }
     }
 
     /// Counts a picture dropped outside the presenter (reverse play).

@@ -1,0 +1,102 @@
+import Foundation
+import PlaybackEngine
+
+/// What one ``AVPlayerItemLegibleOutput`` has delivered: a playhead sink on the item's engine that compares what
+/// the selected subtitle stream shows at each new playhead with what it delivered last, and hands every change over
+/// in order.
+///
+/// Between two playheads it walks every cue start and end passed (forwards or backwards), so a cue shorter than an
+/// engine step still comes, and each comes once. The engine thread calls in with no engine lock held; the work is a
+/// short lock-protected comparison, the delegate calls go to the delegate queue.
+final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
+    /// Set once by the output's initializer, before the feed is registered with an engine.
+    var owner: WeakLegibleOutput?
+
+    /// Guards every `var` below.
+    private let lock = NSLock()
+    /// The session followed (the item's, while it belongs to a player).
+    private var session: ItemSession?
+    /// The cue store followed (the selected subtitle stream's); a new one starts a new sequence.
+    private var store: SubtitleCueStore?
+    /// The store's styles, parsed once its header is known.
+    private var script: ASSScript?
+    /// The playhead (with the advance interval) last compared; nil at the start of a sequence.
+    private var last: CMTime?
+    /// The cues delivered last (what the client shows).
+    private var shown: [SubtitleCue] = []
+    /// Whether the sequence delivered anything or followed a playhead (a flush of nothing is not reported).
+    private var started = false
+
+    /// Follows `newSession` (nil: nothing) from a new sequence.
+    func setSession(_ newSession: ItemSession?) {
+        lock.withLock {
+            guard session !== newSession else { return }
+            session = newSession
+            store = nil
+            script = nil
+            restart()
+        }
+    }
+
+    /// Starts a new sequence. Under `lock`.
+    private func restart() {
+        last = nil
+        shown = []
+        started = false
+    }
+
+    // MARK: Engine thread
+
+    func playheadMoved(to itemTime: CMTime, rate: Float, session from: ItemSession) {
+        guard let output = owner?.output else { return }
+        let advance = output.advanceIntervalForDelegateInvocation * Double(abs(rate))
+        let ahead = CMTime(seconds: advance, preferredTimescale: 1_000_000_000)
+        let target = rate < 0 ? itemTime - ahead : itemTime + ahead
+        var flushed = false
+        var deliveries: [(cues: [SubtitleCue], time: CMTime)] = []
+        let script: ASSScript? = lock.withLock {
+            guard from === session else { return nil }
+            let current = from.subtitleCues
+            if current !== store {
+                flushed = started && !shown.isEmpty
+                store = current
+                self.script = nil
+                restart()
+            }
+            guard let store else { return nil }
+            if self.script == nil, store.assHeader != nil || store.isComplete {
+                self.script = store.assHeader.map(ASSScript.init(header:)) ?? ASSScript()
+            }
+            started = true
+            func show(_ cues: [SubtitleCue], at t: CMTime) {
+                guard cues != shown else { return }
+                shown = cues
+                deliveries.append((cues, t))
+            }
+            if let previous = last {
+                if target > previous {
+                    for t in store.changes(after: previous, through: target) { show(store.shown(at: t), at: t) }
+                } else if target < previous {
+                    for t in store.changes(before: previous, downTo: target) {
+                        show(store.shown(justBefore: t), at: t)
+                    }
+                }
+            }
+            // The start of a sequence, and cues decoded after their time passed.
+            show(rate < 0 ? store.shown(justBefore: target) : store.shown(at: target), at: target)
+            last = target
+            return self.script ?? ASSScript()
+        }
+        if flushed { output.notifySequenceWasFlushed() }
+        guard let script else { return }
+        for d in deliveries { output.deliver(d.cues, script: script, at: d.time) }
+    }
+
+    func flush(session current: ItemSession?) {
+        let report: Bool = lock.withLock {
+            defer { restart() }
+            return started
+        }
+        if report { owner?.output?.notifySequenceWasFlushed() }
+    }
+}

@@ -1,0 +1,46 @@
+import CoreMedia
+import FFmpegBridge
+
+// The item's subtitle stream: chosen by the facade (the legible media selection), read by a
+// ``SubtitleTrackReader`` of its own.
+extension ItemSession {
+    /// Decodes subtitle stream `index` (container index; nil: none): the previous stream's reader stops, a new one
+    /// reads the stream from start to end into ``subtitleCues``. Selecting the stream already selected does
+    /// nothing. Any thread; does nothing once stopped.
+    ///
+    /// Only media on this machine is read ahead (a second pass over a network input would download it again):
+    /// for network media, and for an index that is not a subtitle stream of the source, nothing is decoded.
+    ///
+    /// With `closedCaptions`, `index` is an H.264 or HEVC video stream whose CEA-608 captions (SEI) are decoded.
+    package func selectSubtitleStream(_ index: Int?, closedCaptions: Bool = false) {
+        let timeOrigin = descriptor.timeOrigin
+        let local = isLocal
+        let (proceed, old): (Bool, SubtitleTrackReader?) = lock.withLock {
+            if stopped
+                || (subtitleReader?.store.streamIndex == index && subtitleReader?.readsClosedCaptions == closedCaptions)
+            {
+                return (false, nil)
+            }
+            defer { subtitleReader = nil }
+            return (true, subtitleReader)
+        }
+        guard proceed else { return }
+        old?.stop()
+        guard let index, !isStopped, local else { return }
+        let wanted: StreamKind = closedCaptions ? .video : .subtitle
+        let isSubtitle = lock.withLock { streamInfo.indices.contains(index) && streamInfo[index].kind == wanted }
+        guard isSubtitle else { return }
+        let reader = SubtitleTrackReader(
+            source: makeIndependentSource(), streamIndex: index, timeOrigin: timeOrigin,
+            closedCaptions: closedCaptions)
+        let installed: Bool = lock.withLock {
+            if stopped || subtitleReader != nil { return false }
+            subtitleReader = reader
+            return true
+        }
+        if installed { reader.start() }
+    }
+
+    /// The cues of the selected subtitle stream (nil when none is selected); they fill in as it is read.
+    package var subtitleCues: SubtitleCueStore? { lock.withLock { subtitleReader?.store } }
+}
