@@ -1,14 +1,17 @@
 # OpenAVFoundation — the two commands a newcomer types:
 #   make play   build and play a demo clip
 #   make test   install what is missing, generate fixtures, lint, run the tests
+# and the others:
+#   make install PREFIX=/usr/local   avplay, its manual page and bash completion; make uninstall removes them
 SHELL := /bin/bash
-export PATH := /opt/swift/usr/bin:$(PATH)
+# `swift` is the one on PATH; /opt/swift/usr/bin (where CI's machine keeps the toolchain) is only a fallback.
+export PATH := $(PATH):/opt/swift/usr/bin
 
 SWIFT ?= swift
 FIXTURE_CACHE ?= $(CURDIR)/.cache/fixtures
 export OAVF_FIXTURE_CACHE := $(FIXTURE_CACHE)
 
-.PHONY: all build play test lint format fixtures golden bench bootstrap demo clean
+.PHONY: all build play test lint format fixtures golden bench bootstrap demo clean install uninstall
 
 all: build
 
@@ -54,6 +57,22 @@ golden: bootstrap fixtures
 bench: bootstrap fixtures
 	@scripts/bootstrap --bench
 	scripts/bench
+
+# `make install PREFIX=/usr/local` (DESTDIR is honoured for packaging). The manual page is generated from
+# `avplay --help` (scripts/avplay-manpage), so the two never disagree. `make uninstall` removes those three files.
+PREFIX ?= /usr/local
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+MAN1DIR := $(DESTDIR)$(PREFIX)/share/man/man1
+COMPLETIONDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+install: bootstrap
+	$(SWIFT) build -c release --product avplay
+	scripts/avplay-manpage .build/release/avplay > .build/release/avplay.1
+	install -D -m 755 .build/release/avplay $(BINDIR)/avplay
+	install -D -m 644 .build/release/avplay.1 $(MAN1DIR)/avplay.1
+	install -D -m 644 share/bash-completion/completions/avplay $(COMPLETIONDIR)/avplay
+
+uninstall:
+	rm -f $(BINDIR)/avplay $(MAN1DIR)/avplay.1 $(COMPLETIONDIR)/avplay
 
 clean:
 	rm -rf .build
