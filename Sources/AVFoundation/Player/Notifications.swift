@@ -24,7 +24,9 @@ extension AVPlayerItem {
     public static let playbackStalledNotification = NSNotification.Name.AVPlayerItemPlaybackStalled
     /// Posted when the item's current time changed discontinuously (seeks, loops).
     public static let timeJumpedNotification = NSNotification.Name.AVPlayerItemTimeJumped
+    /// Posted when the item adds an access-log entry.
     public static let newAccessLogEntryNotification = NSNotification.Name.AVPlayerItemNewAccessLogEntry
+    /// Posted when the item adds an error-log entry.
     public static let newErrorLogEntryNotification = NSNotification.Name.AVPlayerItemNewErrorLogEntry
     /// Posted when `currentMediaSelection` changed.
     public static let mediaSelectionDidChangeNotification = NSNotification.Name(
@@ -34,17 +36,25 @@ extension AVPlayerItem {
 extension AVPlayer {
     /// Posted when the rate changed; `userInfo[rateDidChangeReasonKey]` says why.
     public static let rateDidChangeNotification = NSNotification.Name("AVPlayerRateDidChangeNotification")
+    /// The `userInfo` key of a rate change's reason (an ``AVPlayer/RateDidChangeReason``).
     public static let rateDidChangeReasonKey = "AVPlayerRateDidChangeReasonKey"
+    /// The `userInfo` key of the participant that changed the rate (coordinated playback; not posted here).
     public static let rateDidChangeOriginatingParticipantKey = "AVPlayerRateDidChangeOriginatingParticipantKey"
 
     /// Why the rate changed (Apple's raw values).
     public struct RateDidChangeReason: RawRepresentable, Hashable, Sendable {
+        /// The string Apple's framework uses for this value.
         public let rawValue: String
+        /// Creates a value from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The app set the rate.
         public static let setRateCalled = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonSetRateCalled")
+        /// Setting the rate failed.
         public static let setRateFailed = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonSetRateFailed")
+        /// An audio-session interruption changed the rate (not posted here).
         public static let audioSessionInterrupted = RateDidChangeReason(
             rawValue: "AVPlayerRateDidChangeReasonAudioSessionInterrupted")
+        /// The app went to the background (not posted here).
         public static let appBackgrounded = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonAppBackgrounded")
     }
 }
