@@ -20,6 +20,7 @@ public final class VirtualClock: CMClock, @unchecked Sendable {
         case manual
     }
 
+    /// How the clock moves: by the engine (`.untimed`) or by ``advance(by:)`` (`.manual`).
     public let mode: Mode
     private let lock = NSLock()
     /// Guarded by `lock`: the clock's current time (nanosecond timescale) and change listeners.

@@ -79,6 +79,7 @@ public struct CVSMPTETime: Sendable {
 
 /// Which fields of a `CVTimeStamp` hold values, as Apple's `CVTimeStampFlags` (same bit values).
 public struct CVTimeStampFlags: OptionSet, Hashable, Sendable {
+    /// The bits of the set.
     public let rawValue: UInt64
 
     /// Flags with the given raw bits.

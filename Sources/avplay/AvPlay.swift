@@ -38,7 +38,8 @@ struct AvPlay {
          --events             print one JSON object per line on stdout instead of the status line: status
                               changes, time every 0.5 s, rate and timeControlStatus changes, end, errors,
                               exit. Each has "event" and, when about an item, "index" and "file".
-         -h, --help           show this help        --version    show the version
+         -h, --help           show this help
+         --version            show the version
         Options take their value as the next argument (--start 5) or after = (--start=5).
 
         Keys (in the terminal, when standard input is one, and in the video window):

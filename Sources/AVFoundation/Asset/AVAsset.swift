@@ -35,6 +35,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         super.init()
     }
 
+    /// Returns the object itself: it is immutable, so it is its own copy.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     // MARK: Key-value loading
@@ -107,48 +108,62 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
     @available(iOS, deprecated: 16.0, message: "Use load(.isPlayable) instead")
     open var isPlayable: Bool { (try? description().isPlayable) ?? false }
 
+    /// The rate the asset prefers to play at: always 1 (containers carry none that is read here).
     @available(iOS, deprecated: 16.0, message: "Use load(.preferredRate) instead")
     open var preferredRate: Float { 1.0 }
 
+    /// The volume the asset prefers to play at: always 1.
     @available(iOS, deprecated: 16.0, message: "Use load(.preferredVolume) instead")
     open var preferredVolume: Float { 1.0 }
 
+    /// The transform the asset prefers for display: always the identity (track transforms are on ``AVAssetTrack``).
     @available(iOS, deprecated: 16.0, message: "Use load(.preferredTransform) instead")
     open var preferredTransform: CGAffineTransform { .identity }
 
+    /// Whether the duration and timing are precise: false only when libavformat estimated the duration from the bit
+    /// rate.
     @available(iOS, deprecated: 16.0, message: "Use load(.providesPreciseDurationAndTiming) instead")
     open var providesPreciseDurationAndTiming: Bool { (try? description().providesPreciseDurationAndTiming) ?? false }
 
+    /// Whether the asset has protected content: always false (no DRM is read here).
     @available(iOS, deprecated: 16.0, message: "Use load(.hasProtectedContent) instead")
     open var hasProtectedContent: Bool { false }
 
+    /// The asset's metadata items, in the key space of its container.
     @available(iOS, deprecated: 16.0, message: "Use load(.metadata) instead")
     open var metadata: [AVMetadataItem] { objectsOrEmpty()?.metadata ?? [] }
 
+    /// The metadata items that have a common key.
     @available(iOS, deprecated: 16.0, message: "Use load(.commonMetadata) instead")
     open var commonMetadata: [AVMetadataItem] { objectsOrEmpty()?.commonMetadata ?? [] }
 
+    /// The metadata formats the asset has items in (none or one: its container's).
     @available(iOS, deprecated: 16.0, message: "Use load(.availableMetadataFormats) instead")
     open var availableMetadataFormats: [AVMetadataFormat] {
         guard let o = objectsOrEmpty(), !o.metadata.isEmpty else { return [] }
         return [o.metadataFormat]
     }
 
+    /// The creation date item of the common metadata, if any.
     @available(iOS, deprecated: 16.0, message: "Use load(.creationDate) instead")
     open var creationDate: AVMetadataItem? {
         commonMetadata.first { $0.commonKey == .commonKeyCreationDate }
     }
 
+    /// The media characteristics that have media-selection groups (audible, legible).
     @available(iOS, deprecated: 16.0, message: "Use load(.availableMediaCharacteristicsWithMediaSelectionOptions)")
     open var availableMediaCharacteristicsWithMediaSelectionOptions: [AVMediaCharacteristic] {
         objectsOrEmpty()?.groups.map(\.characteristic) ?? []
     }
 
+    /// The default selection in each media-selection group.
     @available(iOS, deprecated: 16.0, message: "Use load(.preferredMediaSelection) instead")
     open var preferredMediaSelection: AVMediaSelection {
         AVMediaSelection(asset: self, groups: objectsOrEmpty()?.groups ?? [], selections: [:])
     }
 
+    /// Every combination of options of the media-selection groups (with "none" where a group allows an empty
+    /// selection).
     @available(iOS, deprecated: 16.0, message: "Use load(.allMediaSelections) instead")
     open var allMediaSelections: [AVMediaSelection] {
         let groups = objectsOrEmpty()?.groups ?? []
@@ -161,12 +176,15 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         return combos.map { AVMediaSelection(asset: self, groups: groups, selections: $0) }
     }
 
+    /// The locales of chapter metadata: always empty (chapters are not read here).
     @available(iOS, deprecated: 16.0, message: "Use load(.availableChapterLocales) instead")
     open var availableChapterLocales: [Locale] { [] }
 
+    /// A hint of the overall duration: always `.invalid` (the duration is loaded instead).
     @available(iOS, deprecated: 16.0, message: "Use load(.overallDurationHint) instead")
     open var overallDurationHint: CMTime { .invalid }
 
+    /// How far behind the live edge playback should stay: always `.invalid` for an asset.
     @available(iOS, deprecated: 16.0, message: "Use load(.minimumTimeOffsetFromLive) instead")
     open var minimumTimeOffsetFromLive: CMTime { .invalid }
 
@@ -174,36 +192,45 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
     @available(iOS, deprecated: 16.0, message: "Use load(.isExportable) instead")
     open var isExportable: Bool { false }
 
+    /// Whether the asset's media can be read: true when the input opens and probes.
     @available(iOS, deprecated: 16.0, message: "Use load(.isReadable) instead")
     open var isReadable: Bool { (try? description()) != nil }
 
+    /// Whether the asset can be used in a composition: always false (no editing here).
     @available(iOS, deprecated: 16.0, message: "Use load(.isComposable) instead")
     open var isComposable: Bool { false }
 
+    /// Whether the asset can be played over AirPlay: always false (no AirPlay on Linux).
     @available(iOS, deprecated: 16.0, message: "Use load(.isCompatibleWithAirPlayVideo) instead")
     open var isCompatibleWithAirPlayVideo: Bool { false }
 
+    /// Whether the asset could contain fragments: always false.
     @available(iOS, deprecated: 16.0, message: "Use load(.canContainFragments) instead")
     open var canContainFragments: Bool { false }
 
+    /// Whether the asset contains fragments: always false.
     @available(iOS, deprecated: 16.0, message: "Use load(.containsFragments) instead")
     open var containsFragments: Bool { false }
 
+    /// The tracks of a media type (empty until the tracks are loaded).
     @available(iOS, deprecated: 16.0, message: "Use loadTracks(withMediaType:) instead")
     open func tracks(withMediaType mediaType: AVMediaType) -> [AVAssetTrack] {
         tracks.filter { $0.mediaType == mediaType }
     }
 
+    /// The track with an ID, if any (nil until the tracks are loaded).
     @available(iOS, deprecated: 16.0, message: "Use loadTrack(withTrackID:) instead")
     open func track(withTrackID trackID: CMPersistentTrackID) -> AVAssetTrack? {
         tracks.first { $0.trackID == trackID }
     }
 
+    /// The tracks that have a media characteristic (empty until the tracks are loaded).
     @available(iOS, deprecated: 16.0, message: "Use loadTracks(withMediaCharacteristic:) instead")
     open func tracks(withMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic) -> [AVAssetTrack] {
         tracks.filter { $0.hasMediaCharacteristic(mediaCharacteristic) }
     }
 
+    /// The media-selection group of a characteristic (audible, legible), if the asset has one.
     @available(iOS, deprecated: 16.0, message: "Use loadMediaSelectionGroup(for:) instead")
     open func mediaSelectionGroup(
         forMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic
@@ -213,6 +240,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         objectsOrEmpty()?.groups.first { $0.characteristic == mediaCharacteristic }
     }
 
+    /// The metadata items in a format (empty when the container's format is another).
     @available(iOS, deprecated: 16.0, message: "Use loadMetadata(for:) instead")
     open func metadata(forFormat format: AVMetadataFormat) -> [AVMetadataItem] {
         guard let o = objectsOrEmpty(), o.metadataFormat == format else { return [] }
@@ -221,11 +249,13 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
 
     // MARK: Asynchronous methods
 
+    /// Loads the tracks and returns those of a media type.
     public func loadTracks(withMediaType mediaType: AVMediaType) async throws -> [AVAssetTrack] {
         try await awaitValues(forKeys: ["tracks"])
         return tracks(withMediaType: mediaType)
     }
 
+    /// Loads the tracks and calls the handler with those of a media type, or with the error.
     public func loadTracks(
         withMediaType mediaType: AVMediaType,
         completionHandler: @escaping @Sendable ([AVAssetTrack]?, (any Error)?) -> Void
@@ -238,6 +268,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         }
     }
 
+    /// Loads the tracks and returns those that have a media characteristic.
     public func loadTracks(
         withMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic
     ) async throws
@@ -259,6 +290,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         }
     }
 
+    /// Loads the tracks and returns the one with an ID, if any.
     public func loadTrack(withTrackID trackID: CMPersistentTrackID) async throws -> AVAssetTrack? {
         try await awaitValues(forKeys: ["tracks"])
         return track(withTrackID: trackID)
@@ -276,6 +308,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         }
     }
 
+    /// Loads the media-selection groups and returns the one of a characteristic, if any.
     public func loadMediaSelectionGroup(
         for mediaCharacteristic: AVMediaCharacteristic
     ) async throws
@@ -285,6 +318,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         return mediaSelectionGroup(forMediaCharacteristic: mediaCharacteristic)
     }
 
+    /// Loads the media-selection groups and calls the handler with the one of a characteristic, or with the error.
     public func loadMediaSelectionGroup(
         for mediaCharacteristic: AVMediaCharacteristic,
         completionHandler: @escaping @Sendable (AVMediaSelectionGroup?, (any Error)?) -> Void
@@ -297,6 +331,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         }
     }
 
+    /// Loads the metadata and returns the items in a format.
     public func loadMetadata(for format: AVMetadataFormat) async throws -> [AVMetadataItem] {
         try await awaitValues(forKeys: ["metadata"])
         return metadata(forFormat: format)
@@ -346,10 +381,15 @@ extension AVAsset: AsyncLoadingHost {
 
 /// Options for `AVURLAsset(url:options:)` (Apple's key strings).
 public let AVURLAssetPreferPreciseDurationAndTimingKey = "AVURLAssetPreferPreciseDurationAndTimingKey"
+/// An `AVURLAsset` option that overrides the MIME type: accepted and ignored (libavformat probes the content).
 public let AVURLAssetOverrideMIMETypeKey = "AVURLAssetOverrideMIMETypeKey"
+/// An `AVURLAsset` option: the `User-Agent` header of HTTP requests (a `String`).
 public let AVURLAssetHTTPUserAgentKey = "AVURLAssetHTTPUserAgentKey"
+/// An `AVURLAsset` option for the cookies of HTTP requests: accepted and ignored.
 public let AVURLAssetHTTPCookiesKey = "AVURLAssetHTTPCookiesKey"
+/// An `AVURLAsset` option to allow cellular access: accepted and ignored.
 public let AVURLAssetAllowsCellularAccessKey = "AVURLAssetAllowsCellularAccessKey"
+/// An `AVURLAsset` option restricting references to other files: accepted and ignored.
 public let AVURLAssetReferenceRestrictionsKey = "AVURLAssetReferenceRestrictionsKey"
 
 /// An asset at a URL: a local file, or anything libavformat reads (http, https, …).
@@ -361,6 +401,7 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
     /// The URL the asset was created with.
     public let url: URL
 
+    /// An asset for the media at a URL, with options (see ``AVURLAsset``).
     public init(url URL: URL, options: [String: Any]? = nil) {
         self.url = URL
         var sendable: [String: any Sendable] = [:]
@@ -387,6 +428,7 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
         [.mov, .mp4, .m4v, .m4a, .mp3, .wav, .aiff, .caf, .ac3, .mobile3GPP]
     }
 
+    /// MIME types this framework can play (a representative list; libavformat reads many more).
     open class func audiovisualMIMETypes() -> [String] {
         [
             "video/mp4", "video/quicktime", "audio/mp4", "audio/mpeg", "audio/wav", "audio/flac", "video/webm",
@@ -394,6 +436,7 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
         ]
     }
 
+    /// Whether a MIME type, with or without parameters (`video/mp4; codecs=…`), is in ``audiovisualMIMETypes()``.
     open class func isPlayableExtendedMIMEType(_ extendedMIMEType: String) -> Bool {
         let base = extendedMIMEType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         return audiovisualMIMETypes().contains(base.lowercased())

@@ -2,10 +2,15 @@ import Foundation
 
 /// The loading status of one key of an asset, track or metadata item (Apple's raw values).
 public enum AVKeyValueStatus: Int, Sendable {
+    /// The value has not been asked for.
     case unknown = 0
+    /// The value is being loaded.
     case loading = 1
+    /// The value is loaded.
     case loaded = 2
+    /// Loading failed; `statusOfValue(forKey:error:)` gives the error.
     case failed = 3
+    /// Loading was cancelled (`cancelLoading()`).
     case cancelled = 4
 }
 
@@ -21,6 +26,7 @@ public protocol AVAsynchronousKeyValueLoading {
 }
 
 extension AVAsynchronousKeyValueLoading {
+    /// Starts loading the values of the keys, without a completion handler.
     public func loadValuesAsynchronously(forKeys keys: [String]) {
         loadValuesAsynchronously(forKeys: keys, completionHandler: nil)
     }
@@ -57,9 +63,13 @@ open class AVPartialAsyncProperty<Root>: AVAnyAsyncProperty, @unchecked Sendable
 public final class AVAsyncProperty<Root, Value>: AVPartialAsyncProperty<Root>, @unchecked Sendable {
     /// Where a property's loading stands.
     public enum Status {
+        /// The value has not been asked for.
         case notYetLoaded
+        /// The value is being loaded.
         case loading
+        /// The value is loaded.
         case loaded(Value)
+        /// Loading failed with the error.
         case failed(any Error)
     }
 
@@ -82,11 +92,13 @@ extension AVAsynchronousKeyValueLoading {
         return try a.read(self)
     }
 
+    /// Loads two properties at once (one probe) and returns their values in order.
     public func load<A, B>(_ a: AVAsyncProperty<Self, A>, _ b: AVAsyncProperty<Self, B>) async throws -> (A, B) {
         try await awaitKeys([a.key, b.key])
         return (try a.read(self), try b.read(self))
     }
 
+    /// Loads three properties at once (one probe) and returns their values in order.
     public func load<A, B, C>(
         _ a: AVAsyncProperty<Self, A>, _ b: AVAsyncProperty<Self, B>, _ c: AVAsyncProperty<Self, C>
     ) async throws -> (A, B, C) {
@@ -94,6 +106,7 @@ extension AVAsynchronousKeyValueLoading {
         return (try a.read(self), try b.read(self), try c.read(self))
     }
 
+    /// Loads four properties at once (one probe) and returns their values in order.
     public func load<A, B, C, D>(
         _ a: AVAsyncProperty<Self, A>, _ b: AVAsyncProperty<Self, B>, _ c: AVAsyncProperty<Self, C>,
         _ d: AVAsyncProperty<Self, D>
@@ -102,6 +115,7 @@ extension AVAsynchronousKeyValueLoading {
         return (try a.read(self), try b.read(self), try c.read(self), try d.read(self))
     }
 
+    /// Loads five properties at once (one probe) and returns their values in order.
     public func load<A, B, C, D, E>(
         _ a: AVAsyncProperty<Self, A>, _ b: AVAsyncProperty<Self, B>, _ c: AVAsyncProperty<Self, C>,
         _ d: AVAsyncProperty<Self, D>, _ e: AVAsyncProperty<Self, E>
@@ -110,6 +124,7 @@ extension AVAsynchronousKeyValueLoading {
         return (try a.read(self), try b.read(self), try c.read(self), try d.read(self), try e.read(self))
     }
 
+    /// Loads six properties at once (one probe) and returns their values in order.
     public func load<A, B, C, D, E, F>(
         _ a: AVAsyncProperty<Self, A>, _ b: AVAsyncProperty<Self, B>, _ c: AVAsyncProperty<Self, C>,
         _ d: AVAsyncProperty<Self, D>, _ e: AVAsyncProperty<Self, E>, _ f: AVAsyncProperty<Self, F>
@@ -120,6 +135,7 @@ extension AVAsynchronousKeyValueLoading {
         )
     }
 
+    /// Loads seven properties at once (one probe) and returns their values in order.
     public func load<A, B, C, D, E, F, G>(
         _ a: AVAsyncProperty<Self, A>, _ b: AVAsyncProperty<Self, B>, _ c: AVAsyncProperty<Self, C>,
         _ d: AVAsyncProperty<Self, D>, _ e: AVAsyncProperty<Self, E>, _ f: AVAsyncProperty<Self, F>,
@@ -132,6 +148,7 @@ extension AVAsynchronousKeyValueLoading {
         )
     }
 
+    /// Loads eight properties at once (one probe) and returns their values in order.
     public func load<A, B, C, D, E, F, G, H>(
         _ a: AVAsyncProperty<Self, A>, _ b: AVAsyncProperty<Self, B>, _ c: AVAsyncProperty<Self, C>,
         _ d: AVAsyncProperty<Self, D>, _ e: AVAsyncProperty<Self, E>, _ f: AVAsyncProperty<Self, F>,

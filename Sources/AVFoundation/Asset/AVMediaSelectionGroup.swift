@@ -6,8 +6,11 @@ import Foundation
 /// legible group when there is any subtitle track (legible groups allow an empty selection, so
 /// subtitles are off by default). Option names come from track titles, else language names.
 open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
+    /// The group's options, in track order.
     public let options: [AVMediaSelectionOption]
+    /// The option selected when the app has chosen none (the default track), if any.
     public let defaultOption: AVMediaSelectionOption?
+    /// Whether the group can have no option selected (subtitles off).
     public let allowsEmptySelection: Bool
     /// The characteristic the group is for (`.audible`, `.legible`).
     let characteristic: AVMediaCharacteristic
@@ -26,6 +29,7 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
         for o in options { o.group = self }
     }
 
+    /// Returns the object itself: it is immutable, so it is its own copy.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     /// The option a property list (from ``AVMediaSelectionOption/propertyList()``) stands for.
@@ -36,6 +40,7 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
         return options.first { Int($0.trackID) == id }
     }
 
+    /// The options that are playable.
     open class func playableMediaSelectionOptions(
         from mediaSelectionOptions: [AVMediaSelectionOption]
     )
@@ -59,6 +64,7 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
         return result
     }
 
+    /// The options whose language is one of the preferred languages (BCP 47), most preferred first.
     open class func mediaSelectionOptions(
         from mediaSelectionOptions: [AVMediaSelectionOption], with locale: Locale
     )
@@ -70,6 +76,7 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
+    /// The options in a locale's language.
     open class func mediaSelectionOptions(
         from mediaSelectionOptions: [AVMediaSelectionOption],
         withMediaCharacteristics mediaCharacteristics: [AVMediaCharacteristic]
@@ -77,6 +84,7 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
         mediaSelectionOptions.filter { o in mediaCharacteristics.allSatisfy { o.hasMediaCharacteristic($0) } }
     }
 
+    /// The options that have, or lack, media characteristics.
     open class func mediaSelectionOptions(
         from mediaSelectionOptions: [AVMediaSelectionOption],
         withoutMediaCharacteristics mediaCharacteristics: [AVMediaCharacteristic]
@@ -106,6 +114,7 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
         return groups
     }
 
+    /// A description for debugging.
     open override var description: String {
         "<AVMediaSelectionGroup \(characteristic.rawValue) options=\(options.map(\.displayName))>"
     }
@@ -113,9 +122,11 @@ open class AVMediaSelectionGroup: NSObject, NSCopying, @unchecked Sendable {
 
 /// One choice in a media selection group (an audio language, a subtitle track).
 open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
+    /// The option's media type.
     public let mediaType: AVMediaType
     /// Codec four-character codes of the option's track.
     public let mediaSubTypes: [NSNumber]
+    /// Whether the option's track can be played.
     public let isPlayable: Bool
     /// BCP 47 tag ("en", "fr"); nil when the track's language is undetermined.
     public let extendedLanguageTag: String?
@@ -141,6 +152,7 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
         super.init()
     }
 
+    /// Returns the object itself: it is immutable, so it is its own copy.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     /// The language as a locale, nil when undetermined.
@@ -161,6 +173,7 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
         return displayName
     }
 
+    /// The option's metadata items that have a common key (its title).
     public var commonMetadata: [AVMetadataItem] {
         var items: [AVMetadataItem] = []
         if let title {
@@ -169,10 +182,13 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
         return items
     }
 
+    /// The metadata formats of the option: always empty.
     public var availableMetadataFormats: [String] { [] }
 
+    /// The option's metadata in a format: always empty.
     public func metadata(forFormat format: String) -> [AVMetadataItem] { [] }
 
+    /// Whether the option has a media characteristic.
     public func hasMediaCharacteristic(_ mediaCharacteristic: AVMediaCharacteristic) -> Bool {
         characteristics.contains(mediaCharacteristic)
     }
@@ -188,6 +204,7 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
         ["AVMediaSelectionOptionTrackID": Int(trackID)] as [String: Any]
     }
 
+    /// A description for debugging.
     open override var description: String {
         "<AVMediaSelectionOption \(mediaType.rawValue) \(displayName) lang=\(extendedLanguageTag ?? "und")>"
     }
@@ -195,6 +212,7 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
 
 /// A choice of option per group of an asset.
 open class AVMediaSelection: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
+    /// The asset the selection belongs to (weak).
     public private(set) weak var asset: AVAsset?
     let groups: [AVMediaSelectionGroup]
     /// Explicit choices by group; a group absent here uses its automatic choice.
@@ -213,10 +231,12 @@ open class AVMediaSelection: NSObject, NSCopying, NSMutableCopying, @unchecked S
         super.init()
     }
 
+    /// Returns an immutable copy.
     public func copy(with zone: NSZone? = nil) -> Any {
         AVMediaSelection(asset: asset, groups: groups, selections: selections, automatic: automatic)
     }
 
+    /// Returns a mutable copy.
     public func mutableCopy(with zone: NSZone? = nil) -> Any {
         AVMutableMediaSelection(asset: asset, groups: groups, selections: selections, automatic: automatic)
     }

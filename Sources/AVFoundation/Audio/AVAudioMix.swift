@@ -10,6 +10,7 @@ open class AVAudioMix: NSObject, NSCopying, NSMutableCopying, @unchecked Sendabl
     /// Guarded by `lock`.
     var storedParameters: [AVAudioMixInputParameters]
 
+    /// An audio mix with no input parameters (every track at its own volume).
     public override init() {
         storedParameters = []
         super.init()
@@ -27,8 +28,10 @@ open class AVAudioMix: NSObject, NSCopying, NSMutableCopying, @unchecked Sendabl
         return storedParameters
     }
 
+    /// Returns an immutable copy.
     open func copy(with zone: NSZone? = nil) -> Any { AVAudioMix(parameters: inputParameters) }
 
+    /// Returns a mutable copy.
     open func mutableCopy(with zone: NSZone? = nil) -> Any { AVMutableAudioMix(parameters: inputParameters) }
 
     /// The volume curve for `trackID` (nil: unity).
@@ -57,6 +60,7 @@ open class AVAudioMixInputParameters: NSObject, NSCopying, NSMutableCopying, @un
     var segments: [VolumeCurve.Segment] = []
     var storedAlgorithm: AVAudioTimePitchAlgorithm?
 
+    /// Parameters for no track, with no volume changes.
     public override init() { super.init() }
 
     /// The track the parameters apply to.
@@ -105,12 +109,14 @@ open class AVAudioMixInputParameters: NSObject, NSCopying, NSMutableCopying, @un
         return segments.isEmpty ? nil : VolumeCurve(segments: segments)
     }
 
+    /// Returns an immutable copy.
     open func copy(with zone: NSZone? = nil) -> Any {
         let c = AVAudioMixInputParameters()
         copyState(to: c)
         return c
     }
 
+    /// Returns a mutable copy.
     open func mutableCopy(with zone: NSZone? = nil) -> Any {
         let c = AVMutableAudioMixInputParameters()
         copyState(to: c)

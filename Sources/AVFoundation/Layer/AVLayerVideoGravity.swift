@@ -3,8 +3,10 @@ import Foundation
 
 /// How a layer fits the video into its bounds (Apple's `AVLayerVideoGravity`, same raw values).
 public struct AVLayerVideoGravity: RawRepresentable, Hashable, Sendable {
+    /// The string Apple's framework uses for this value.
     public let rawValue: String
 
+    /// Creates a value from its raw value.
     public init(rawValue: String) {
         self.rawValue = rawValue
     }

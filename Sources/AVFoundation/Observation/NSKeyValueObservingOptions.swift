@@ -11,6 +11,7 @@
 /// Differs from Apple: declared by OpenAVFoundation because swift-corelibs-foundation lacks KVO;
 /// only objects of this module (``AVKeyValueObservable``) can be observed with it.
 public struct NSKeyValueObservingOptions: OptionSet, Sendable {
+    /// The bits of the set.
     public let rawValue: UInt
 
     /// Wraps a raw value (Apple's bit layout).

@@ -101,10 +101,12 @@ extension AVPlayerItem {
         return true
     }
 
+    /// Seeks near a time (fast) and returns whether the seek completed.
     public func seek(to time: CMTime) async -> Bool {
         await withCheckedContinuation { c in seek(to: time) { c.resume(returning: $0) } }
     }
 
+    /// Seeks within the tolerances and returns whether the seek completed.
     public func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime) async -> Bool {
         await withCheckedContinuation { c in
             seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter) { c.resume(returning: $0) }
@@ -130,6 +132,7 @@ extension AVPlayer {
         item.seek(to: date, completionHandler: completionHandler)
     }
 
+    /// Seeks the current item to a date and returns whether the seek completed (false without a date mapping).
     public func seek(to date: Date) async -> Bool {
         await withCheckedContinuation { c in seek(to: date) { c.resume(returning: $0) } }
     }
@@ -159,6 +162,7 @@ extension AVPlayer {
             to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter, completionHandler: nil)
     }
 
+    /// Seeks the current item within the tolerances; with no item the handler runs at once with `false`.
     public func seek(
         to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime,
         completionHandler: @escaping @Sendable (Bool) -> Void
@@ -172,10 +176,12 @@ extension AVPlayer {
             completionHandler: completionHandler)
     }
 
+    /// Seeks the current item near a time (fast) and returns whether the seek completed.
     public func seek(to time: CMTime) async -> Bool {
         await withCheckedContinuation { c in seek(to: time) { c.resume(returning: $0) } }
     }
 
+    /// Seeks the current item within the tolerances and returns whether the seek completed.
     public func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime) async -> Bool {
         await withCheckedContinuation { c in
             seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter) { c.resume(returning: $0) }

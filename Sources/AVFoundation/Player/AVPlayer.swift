@@ -10,42 +10,59 @@ import PlaybackEngine
 ///
 /// Audio plays through an SDL2 device when one can be opened (`SDL_AUDIODRIVER` picks the
 /// driver, e.g. `disk` or `dummy` on a machine without sound); otherwise playback runs on the
-/// system clock and the item's error log says why. Assign a ``VirtualClock`` to ``sourceClock``
+/// system clock and the item's error log says why. Assign a `VirtualClock` to ``sourceClock``
 /// (before the first item) to run without real time.
 ///
 /// Thread-safe: every method may be called from any thread.
 open class AVPlayer: NSObject, @unchecked Sendable {
     /// Apple's raw values.
     public enum Status: Int, Sendable {
+        /// The player has not had an item yet.
         case unknown = 0
+        /// The player can play: it has had an item (see <doc:PortingFromApplePlatforms>).
         case readyToPlay = 1
+        /// The player cannot play any more; see ``AVPlayer/error``.
         case failed = 2
     }
 
     /// Apple's raw values.
     public enum TimeControlStatus: Int, Sendable {
+        /// Paused: the rate is 0.
         case paused = 0
+        /// Waiting to play at the rate: loading, buffering, or waiting for a host time; see
+        /// ``AVPlayer/reasonForWaitingToPlay``.
         case waitingToPlayAtSpecifiedRate = 1
+        /// Playing.
         case playing = 2
     }
 
     /// Apple's raw values.
     public enum ActionAtItemEnd: Int, Sendable {
+        /// Go on to the next item (only for an `AVQueuePlayer`).
         case advance = 0
+        /// Pause at the end of the item.
         case pause = 1
+        /// Do nothing: time stays at the end.
         case none = 2
     }
 
     /// Why the player waits (Apple's string values).
     public struct WaitingReason: RawRepresentable, Hashable, Sendable {
+        /// The string Apple's framework uses for this value.
         public let rawValue: String
+        /// Creates a value from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// Waiting until enough is buffered to play without stalling.
         public static let toMinimizeStalls = WaitingReason(rawValue: "AVPlayerWaitingToMinimizeStallsReason")
+        /// Waiting while the buffering rate is measured.
         public static let evaluatingBufferingRate = WaitingReason(
             rawValue: "AVPlayerWaitingWhileEvaluatingBufferingRateReason")
+        /// There is no item to play.
         public static let noItemToPlay = WaitingReason(rawValue: "AVPlayerWaitingWithNoItemToPlayReason")
+        /// Waiting for coordinated playback (not used here).
         public static let waitingForCoordinatedPlayback = WaitingReason(
             rawValue: "AVPlayerWaitingForCoordinatedPlaybackReason")
+        /// Waiting during an interstitial event (not used here).
         public static let interstitialEvent = WaitingReason(rawValue: "AVPlayerWaitingDuringInterstitialEventReason")
     }
 
@@ -131,10 +148,12 @@ open class AVPlayer: NSObject, @unchecked Sendable {
 
     /// `.readyToPlay` once the player has an engine (it got its first item); `.failed` is terminal.
     open var status: Status { access(\.status) { $0.status } }
+    /// The error that made the player fail, when ``status`` is `.failed`.
     open var error: (any Error)? { access(\.error) { $0.error } }
 
     // MARK: Item
 
+    /// The item being played, if any.
     open var currentItem: AVPlayerItem? { access(\.currentItem) { $0.items.first } }
 
     /// Replaces the current item at once (the same item is a no-op; nil clears). Traps when `item`
@@ -295,6 +314,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Whether the player is playing, paused, or waiting to play at its rate.
     open var timeControlStatus: TimeControlStatus { access(\.timeControlStatus) { $0.timeControlStatus } }
     /// Nil unless `timeControlStatus` is `.waitingToPlayAtSpecifiedRate`.
     open var reasonForWaitingToPlay: WaitingReason? {
@@ -349,6 +369,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Whether the sound is muted.
     open var isMuted: Bool {
         get { access(\.isMuted) { $0.isMuted } }
         set {
@@ -369,7 +390,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
 
     /// The clock the player's timebase follows; nil (default) is the host time clock.
     ///
-    /// OpenAVFoundation extension: a ``VirtualClock`` runs the engine without real time (untimed or
+    /// OpenAVFoundation extension: a `VirtualClock` runs the engine without real time (untimed or
     /// manually advanced). Set it before giving the player an item; setting it later restarts the
     /// engine (items reload).
     open var sourceClock: CMClock? {
@@ -445,6 +466,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
 
     // MARK: Media selection criteria
 
+    /// Whether the player applies its media-selection criteria to items automatically (default true).
     open var appliesMediaSelectionCriteriaAutomatically: Bool {
         get { access(\.appliesMediaSelectionCriteriaAutomatically) { $0.appliesMediaSelectionCriteriaAutomatically } }
         set {
@@ -465,6 +487,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         currentItem?.applyMediaSelectionCriteria()
     }
 
+    /// The media-selection criteria set for a characteristic, if any.
     open func mediaSelectionCriteria(
         forMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic
     )
@@ -475,13 +498,16 @@ open class AVPlayer: NSObject, @unchecked Sendable {
 
     // MARK: Platform settings without effect on Linux (stored)
 
+    /// Whether external playback is allowed: stored (there is no external playback on Linux).
     open var allowsExternalPlayback: Bool {
         get { read { $0.allowsExternalPlayback } }
         set { mutate { $0.allowsExternalPlayback = newValue } }
     }
 
+    /// Whether external playback is active: always false.
     open var isExternalPlaybackActive: Bool { false }
 
+    /// Whether the player keeps the display awake while video plays: stored (nothing here sleeps the display).
     open var preventsDisplaySleepDuringVideoPlayback: Bool {
         get { read { $0.preventsDisplaySleepDuringVideoPlayback } }
         set { mutate { $0.preventsDisplaySleepDuringVideoPlayback = newValue } }
@@ -498,6 +524,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Whether output is hidden for lack of external protection: always false.
     open var isOutputObscuredDueToInsufficientExternalProtection: Bool { false }
 
     /// Engine counters (OpenAVFoundation extension): frames presented and dropped, audio rendered.

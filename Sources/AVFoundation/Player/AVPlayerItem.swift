@@ -14,11 +14,15 @@ import PlaybackEngine
 open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// Apple's raw values.
     public enum Status: Int, Sendable {
+        /// The item has not been loaded into a player yet.
         case unknown = 0
+        /// The item can be played.
         case readyToPlay = 1
+        /// The item cannot be played; see ``AVPlayerItem/error``.
         case failed = 2
     }
 
+    /// The asset the item plays.
     public let asset: AVAsset
     /// Asset keys loaded before the item becomes ready (all keys load together here).
     public let automaticallyLoadedAssetKeys: [String]
@@ -152,6 +156,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
 
     // MARK: Status
 
+    /// Whether the item can be played: unknown, ready to play, or failed.
     open var status: Status { access(\.status) { $0.status } }
     /// Set when `status` is `.failed`: an `AVError` (bridge with `as NSError`).
     open var error: (any Error)? { access(\.error) { $0.error } }
@@ -171,8 +176,11 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     open var loadedTimeRanges: [NSValue] { access(\.loadedTimeRanges) { $0.loadedTimeRanges } }
     /// The whole item for local media once ready.
     open var seekableTimeRanges: [NSValue] { access(\.seekableTimeRanges) { $0.seekableTimeRanges } }
+    /// Whether playback is likely to keep up without stalling, from what is buffered and how fast it arrives.
     open var isPlaybackLikelyToKeepUp: Bool { access(\.isPlaybackLikelyToKeepUp) { $0.isPlaybackLikelyToKeepUp } }
+    /// Whether the buffer is full: reading ahead has stopped at the buffering limit.
     open var isPlaybackBufferFull: Bool { access(\.isPlaybackBufferFull) { $0.isPlaybackBufferFull } }
+    /// Whether the buffer is empty: playback stalls or will.
     open var isPlaybackBufferEmpty: Bool { access(\.isPlaybackBufferEmpty) { $0.isPlaybackBufferEmpty } }
 
     /// Seconds of media to read ahead; 0 lets the engine choose.
@@ -191,6 +199,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set { set(\.preferredPeakBitRate) { $0.preferredPeakBitRate = newValue } }
     }
 
+    /// The peak bit rate on expensive networks: stored (there is no expensive-network signal on Linux).
     open var preferredPeakBitRateForExpensiveNetworks: Double {
         get { access(\.preferredPeakBitRateForExpensiveNetworks) { $0.preferredPeakBitRateForExpensiveNetworks } }
         set {
@@ -204,6 +213,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set { set(\.preferredMaximumResolution) { $0.preferredMaximumResolution = newValue } }
     }
 
+    /// The maximum resolution on expensive networks: stored (there is no expensive-network signal on Linux).
     open var preferredMaximumResolutionForExpensiveNetworks: CGSize {
         get {
             access(\.preferredMaximumResolutionForExpensiveNetworks) {
@@ -231,6 +241,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
+    /// Whether an HTTP Live Streaming item starts on the first eligible variant: stored.
     open var startsOnFirstEligibleVariant: Bool {
         get { access(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant } }
         set { set(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant = newValue } }
@@ -244,14 +255,19 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
 
     // MARK: Rates and stepping (what the engine supports now)
 
+    /// Whether the item can play forward faster than 1: true when it has video.
     open var canPlayFastForward: Bool { access(\.canPlayFastForward) { $0.canPlayFastForward } }
+    /// Whether the item can play forward slower than 1.
     open var canPlaySlowForward: Bool { access(\.canPlaySlowForward) { $0.canPlaySlowForward } }
     /// False until reverse playback lands.
     open var canPlayReverse: Bool { access(\.canPlayReverse) { $0.canPlayReverse } }
+    /// Whether the item can play backward slower than 1 (seekable media).
     open var canPlaySlowReverse: Bool { access(\.canPlaySlowReverse) { $0.canPlaySlowReverse } }
+    /// Whether the item can play backward faster than 1 (seekable media).
     open var canPlayFastReverse: Bool { access(\.canPlayFastReverse) { $0.canPlayFastReverse } }
     /// True for items with video once ready (fixed from then on).
     open var canStepForward: Bool { access(\.canStepForward) { $0.canStepForward } }
+    /// Whether the item can step backward: true for seekable media with video.
     open var canStepBackward: Bool { access(\.canStepBackward) { $0.canStepBackward } }
 
     /// The algorithm for audio at rates other than 1 (default `.timeDomain`): `.timeDomain` (WSOLA,
@@ -455,6 +471,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
 
     // MARK: Collectors
 
+    /// The media-data collectors added to the item.
     open var mediaDataCollectors: [AVPlayerItemMediaDataCollector] { read { $0.collectors } }
 
     /// Stored; collectors deliver data with HTTP Live Streaming date ranges.
@@ -462,6 +479,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         mutate { s in if !s.collectors.contains(where: { $0 === collector }) { s.collectors.append(collector) } }
     }
 
+    /// Removes a media-data collector.
     open func remove(_ collector: AVPlayerItemMediaDataCollector) {
         mutate { s in s.collectors.removeAll { $0 === collector } }
     }
@@ -481,6 +499,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         return read { $0.errorLog.events.isEmpty ? nil : $0.errorLog.copy() as? AVPlayerItemErrorLog }
     }
 
+    /// A description for debugging.
     open override var description: String {
         "<AVPlayerItem status=\(status.rawValue) asset=\((asset as? AVURLAsset)?.url.lastPathComponent ?? "?")>"
     }

@@ -69,8 +69,11 @@ public let AVPlayerItemTrackVideoFieldModeDeinterlaceFields = "AVPlayerItemTrack
 
 /// The time-pitch algorithm for audio at rates other than 1 (Apple's raw values).
 public struct AVAudioTimePitchAlgorithm: RawRepresentable, Hashable, Sendable {
+    /// The string Apple's framework uses for this value.
     public let rawValue: String
+    /// Creates a value from its raw value.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates a value from its raw value (the unlabelled form of ``init(rawValue:)``).
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Modest quality, low cost; suits voice. Rates 1/32…32.
@@ -85,9 +88,12 @@ public struct AVAudioTimePitchAlgorithm: RawRepresentable, Hashable, Sendable {
 
 /// A WebVTT text style rule (stored until subtitle rendering lands).
 open class AVTextStyleRule: NSObject, @unchecked Sendable {
+    /// The text markup attributes of the rule (stored; subtitles are not rendered here).
     public let textMarkupAttributes: [String: Any]
+    /// The selector of the text the rule applies to (nil: all).
     public let textSelector: String?
 
+    /// A text style rule from text markup attributes and a selector.
     public init?(textMarkupAttributes: [String: Any] = [:], textSelector: String? = nil) {
         self.textMarkupAttributes = textMarkupAttributes
         self.textSelector = textSelector

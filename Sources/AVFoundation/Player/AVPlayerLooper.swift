@@ -10,15 +10,21 @@ import Foundation
 open class AVPlayerLooper: NSObject, @unchecked Sendable {
     /// Apple's raw values; `.failed` and `.cancelled` are terminal.
     public enum Status: Int, Sendable {
+        /// The looper is preparing.
         case unknown = 0
+        /// The looper is looping.
         case ready = 1
+        /// The looper failed; see ``AVPlayerLooper/error``.
         case failed = 2
+        /// Looping was cancelled (`disableLooping()`).
         case cancelled = 3
     }
 
     /// Where the replicas go relative to items already in the queue (Apple's raw values).
     public enum ItemOrdering: Int, Sendable {
+        /// The looping items go before items already in the player's queue.
         case loopingItemsPrecedeExistingItems = 0
+        /// The looping items go after items already in the player's queue.
         case loopingItemsFollowExistingItems = 1
     }
 
@@ -39,10 +45,12 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
     public let loopingPlayerItems: [AVPlayerItem]
     let timeRange: CMTimeRange
 
+    /// Loops the whole template item on the queue player.
     public convenience init(player: AVQueuePlayer, templateItem itemToLoop: AVPlayerItem) {
         self.init(player: player, templateItem: itemToLoop, timeRange: .invalid)
     }
 
+    /// Loops a time range of the template item on the queue player.
     public convenience init(
         player: AVQueuePlayer, templateItem itemToLoop: AVPlayerItem, timeRange loopRange: CMTimeRange
     ) {
@@ -100,6 +108,7 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Whether the looper is looping, failed or cancelled.
     open var status: Status {
         observationHub.access(self, keyPath: \.status)
         lock.lock()
@@ -107,6 +116,7 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
         return _status
     }
 
+    /// The error that made the looper fail, if any.
     open var error: (any Error)? {
         observationHub.access(self, keyPath: \.error)
         lock.lock()

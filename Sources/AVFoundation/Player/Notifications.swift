@@ -27,7 +27,9 @@ extension AVPlayerItem {
     /// `userInfo` key of `timeJumpedNotification` naming the coordinated-playback participant that caused the jump
     /// (never present here: there is no coordinated playback).
     public static let timeJumpedOriginatingParticipantKey = "AVPlayerItemTimeJumpedOriginatingParticipantKey"
+    /// Posted when the item adds an access-log entry.
     public static let newAccessLogEntryNotification = NSNotification.Name.AVPlayerItemNewAccessLogEntry
+    /// Posted when the item adds an error-log entry.
     public static let newErrorLogEntryNotification = NSNotification.Name.AVPlayerItemNewErrorLogEntry
     /// Posted when `currentMediaSelection` changed.
     public static let mediaSelectionDidChangeNotification = NSNotification.Name(
@@ -37,17 +39,25 @@ extension AVPlayerItem {
 extension AVPlayer {
     /// Posted when the rate changed; `userInfo[rateDidChangeReasonKey]` says why.
     public static let rateDidChangeNotification = NSNotification.Name("AVPlayerRateDidChangeNotification")
+    /// The `userInfo` key of a rate change's reason (an ``AVPlayer/RateDidChangeReason``).
     public static let rateDidChangeReasonKey = "AVPlayerRateDidChangeReasonKey"
+    /// The `userInfo` key of the participant that changed the rate (coordinated playback; not posted here).
     public static let rateDidChangeOriginatingParticipantKey = "AVPlayerRateDidChangeOriginatingParticipantKey"
 
     /// Why the rate changed (Apple's raw values).
     public struct RateDidChangeReason: RawRepresentable, Hashable, Sendable {
+        /// The string Apple's framework uses for this value.
         public let rawValue: String
+        /// Creates a value from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The app set the rate.
         public static let setRateCalled = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonSetRateCalled")
+        /// Setting the rate failed.
         public static let setRateFailed = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonSetRateFailed")
+        /// An audio-session interruption changed the rate (not posted here).
         public static let audioSessionInterrupted = RateDidChangeReason(
             rawValue: "AVPlayerRateDidChangeReasonAudioSessionInterrupted")
+        /// The app went to the background (not posted here).
         public static let appBackgrounded = RateDidChangeReason(rawValue: "AVPlayerRateDidChangeReasonAppBackgrounded")
     }
 }

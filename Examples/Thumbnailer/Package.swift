@@ -1,0 +1,14 @@
+// swift-tools-version:6.0
+// An OpenAVFoundation example outside the package, depending on it by path as an app would.
+import PackageDescription
+
+let package = Package(
+    name: "Thumbnailer",
+    dependencies: [.package(name: "OpenAVFoundation", path: "../..")],
+    targets: [
+        .executableTarget(
+            name: "Thumbnailer",
+            dependencies: [.product(name: "AVFoundation", package: "OpenAVFoundation")])
+    ],
+    swiftLanguageModes: [.v6]
+)
