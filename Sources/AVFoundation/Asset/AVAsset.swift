@@ -278,6 +278,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         return tracks(withMediaCharacteristic: mediaCharacteristic)
     }
 
+    /// Loads the tracks and calls the handler with those that have a media characteristic, or with the error.
     public func loadTracks(
         withMediaCharacteristic mediaCharacteristic: AVMediaCharacteristic,
         completionHandler: @escaping @Sendable ([AVAssetTrack]?, (any Error)?) -> Void
@@ -296,6 +297,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         return track(withTrackID: trackID)
     }
 
+    /// Loads the tracks and calls the handler with the one with an ID (nil when none has it), or with the error.
     public func loadTrack(
         withTrackID trackID: CMPersistentTrackID,
         completionHandler: @escaping @Sendable (AVAssetTrack?, (any Error)?) -> Void
@@ -337,6 +339,7 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         return metadata(forFormat: format)
     }
 
+    /// Loads the metadata and calls the handler with the items of a format, or with the error.
     public func loadMetadata(
         for format: AVMetadataFormat, completionHandler: @escaping @Sendable ([AVMetadataItem]?, (any Error)?) -> Void
     ) {

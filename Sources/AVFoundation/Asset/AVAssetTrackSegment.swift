@@ -20,6 +20,7 @@ open class AVAssetTrackSegment: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    /// The segment's mapping and whether it is empty, for logs.
     open override var description: String {
         "<AVAssetTrackSegment source=\(mapping.source) target=\(mapping.target) empty=\(empty)>"
     }
@@ -58,6 +59,7 @@ extension AVAssetTrack {
 }
 
 extension AVAsyncProperty where Root: AVAssetTrack, Value == [AVAssetTrackSegment] {
+    /// The track's segments (``AVAssetTrack/segments``).
     public static var segments: AVAsyncProperty<Root, [AVAssetTrackSegment]> {
         .init(key: "segments") { $0.segments }
     }

@@ -5,7 +5,9 @@ import PlaybackEngine
 
 /// The dynamic range of a variant's video (Apple's `AVVideoRange`): HLS `VIDEO-RANGE`.
 public struct AVVideoRange: Hashable, RawRepresentable, Sendable {
+    /// The range's name (HLS `VIDEO-RANGE` spelling).
     public let rawValue: String
+    /// A range with this name.
     public init(rawValue: String) { self.rawValue = rawValue }
     /// Standard dynamic range.
     public static let sdr = AVVideoRange(rawValue: "SDR")

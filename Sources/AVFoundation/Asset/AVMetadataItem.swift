@@ -240,17 +240,23 @@ open class AVMetadataItem: NSObject, NSCopying, NSMutableCopying, @unchecked Sen
         return body(fields)
     }
 
+    /// An immutable copy of the item.
     public func copy(with zone: NSZone? = nil) -> Any { AVMetadataItem(fields: read { $0 }) }
 
+    /// A mutable copy of the item (an ``AVMutableMetadataItem``).
     public func mutableCopy(with zone: NSZone? = nil) -> Any { AVMutableMetadataItem(fields: read { $0 }) }
 
     /// "key space/key".
     open var identifier: AVMetadataIdentifier? { read { $0.identifier } }
+    /// The key space of the item's key.
     open var keySpace: AVMetadataKeySpace? { read { $0.keySpace } }
     /// The key as the key space defines it (a string here).
     open var key: (any NSCopying & NSObjectProtocol)? { read { $0.key } }
+    /// The common key the item's key maps to, if any.
     open var commonKey: AVMetadataKey? { read { $0.commonKey } }
+    /// The item's language (BCP 47), if any.
     open var extendedLanguageTag: String? { read { $0.extendedLanguageTag } }
+    /// The locale of the item's language, if any.
     open var locale: Locale? { extendedLanguageTag.map { Locale(identifier: $0) } }
     /// The item's time in a timed-metadata track (`.invalid` for an asset's items).
     open var time: CMTime { read { $0.time } }
@@ -262,6 +268,7 @@ open class AVMetadataItem: NSObject, NSCopying, NSMutableCopying, @unchecked Sen
     open var value: (any NSCopying & NSObjectProtocol)? { read { $0.value } }
     /// The value's type (Apple's `kCMMetadataBaseDataType_*` strings).
     open var dataType: String? { read { $0.dataType } }
+    /// Further attributes of the value (Apple's `AVMetadataExtraAttributeKey`s), if any.
     open var extraAttributes: [AVMetadataExtraAttributeKey: Any]? { read { $0.extraAttributes } }
 
     /// The value as text: a string, or a number's decimal form.
@@ -500,6 +507,7 @@ open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
         }
     }
 
+    /// The key space of the item's key; setting it re-forms the identifier.
     open override var keySpace: AVMetadataKeySpace? {
         get { super.keySpace }
         set {
@@ -524,11 +532,13 @@ open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
         }
     }
 
+    /// The item's language (BCP 47), settable.
     open override var extendedLanguageTag: String? {
         get { super.extendedLanguageTag }
         set { change { $0.extendedLanguageTag = newValue } }
     }
 
+    /// The locale of the item's language; setting it sets the language tag.
     open override var locale: Locale? {
         get { super.locale }
         set { change { $0.extendedLanguageTag = newValue?.identifier.replacingOccurrences(of: "_", with: "-") } }
@@ -573,6 +583,7 @@ open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
         set { change { $0.dataType = newValue } }
     }
 
+    /// Further attributes of the value, settable.
     open override var extraAttributes: [AVMetadataExtraAttributeKey: Any]? {
         get { super.extraAttributes }
         set { change { $0.extraAttributes = newValue } }

@@ -28,7 +28,7 @@ import PlaybackEngine
 /// - With no delegate queue the delegate is called on the main queue.
 /// - `itemTime` is the time the strings are shown from: a cue's start (its end, playing backwards), or the time
 ///   a seek landed on.
-/// - The player draws no subtitles in its window yet, so ``suppressesPlayerRendering`` (stored) changes nothing.
+/// - The player draws no subtitles in its window yet, so `suppressesPlayerRendering` (stored) changes nothing.
 /// - ``textStylingResolution`` changes nothing: there are no user caption preferences on Linux, so `.default` and
 ///   `.sourceAndRulesOnly` give the same strings.
 ///
@@ -36,7 +36,9 @@ import PlaybackEngine
 open class AVPlayerItemLegibleOutput: AVPlayerItemOutput, @unchecked Sendable {
     /// How far a text style goes (Apple's `AVPlayerItemLegibleOutput.TextStylingResolution`).
     public struct TextStylingResolution: RawRepresentable, Hashable, Sendable {
+        /// The resolution's name.
         public let rawValue: String
+        /// A resolution with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The source's styles, the item's text style rules and the user's preferences.
