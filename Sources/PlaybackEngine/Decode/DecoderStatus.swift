@@ -21,6 +21,10 @@ package final class DecoderStatus: @unchecked Sendable {
         var framesDecoded = 0
         /// See ``DecoderStatus/framesDropped``.
         var framesDropped = 0
+        /// See ``DecoderStatus/framesProduced``.
+        var framesProduced = 0
+        /// See ``DecoderStatus/packetsSentSkippingNonReference``.
+        var packetsSentSkippingNonReference = 0
         /// See ``DecoderStatus/lastInputEnd``.
         var lastInputEnd: Int64?
     }
@@ -52,6 +56,14 @@ package final class DecoderStatus: @unchecked Sendable {
 
     /// Frames decoded but dropped (stale serial, before an exact-seek target) so far.
     package var framesDropped: Int { lock.withLock { state.framesDropped } }
+
+    /// Frames the codec produced so far, whatever became of them (pushed, dropped before an exact-seek target, stale):
+    /// the decoding work done. Pictures the codec skipped (`skip_frame`) never count.
+    package var framesProduced: Int { lock.withLock { state.framesProduced } }
+
+    /// Packets sent to the codec with `AVDISCARD_NONREF` because their picture ends before an exact-seek target
+    /// (whether the codec then skipped it depends on the picture: reference pictures are decoded anyway).
+    package var packetsSentSkippingNonReference: Int { lock.withLock { state.packetsSentSkippingNonReference } }
 
     /// Where the latest packet given to the codec ends (`pts + duration`, stream time base), for the current serial:
     /// how far the stream got even when skipped pictures (high rates) never come out of the decoder.
@@ -107,6 +119,10 @@ package final class DecoderStatus: @unchecked Sendable {
     func countDecodeError() { lock.withLock { state.decodeErrorCount += 1 } }
     /// Counts one frame pushed (decode thread).
     func countDecoded() { lock.withLock { state.framesDecoded += 1 } }
+    /// Counts one frame out of the codec (decode thread).
+    func countProduced() { lock.withLock { state.framesProduced += 1 } }
+    /// Counts one packet sent with `AVDISCARD_NONREF` before an exact-seek target (decode thread).
+    func countSentSkippingNonReference() { lock.withLock { state.packetsSentSkippingNonReference += 1 } }
     /// Counts one frame decoded but dropped (decode thread).
     func countDropped() { lock.withLock { state.framesDropped += 1 } }
     /// Records the drained serial, or nil when decoding resumes (decode thread).

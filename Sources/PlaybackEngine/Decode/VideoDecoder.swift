@@ -79,6 +79,7 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
             nominalFrameTicks = 0
         }
         loop = DecodeLoop(codec: codec, packets: packets, status: status)
+        loop.skipsNonReferenceBeforeTarget = true
     }
 
     /// Starts the decode thread. Call once.

@@ -237,6 +237,23 @@ package final class PacketQueue: @unchecked Sendable {
         lock.withLock { (packetCount, bytes, durationTicks) }
     }
 
+    /// The presentation timestamps of the first `limit` queued packets of the current serial, oldest first (packets
+    /// without one are left out): what the decoder will be sent next, for deciding whether a picture it is about to
+    /// decode can be skipped before an exact-seek target.
+    package func upcomingTimestamps(limit: Int) -> [Int64] {
+        lock.withLock {
+            var timestamps: [Int64] = []
+            var offset = 0
+            while offset < limit, let entry = entries[offset: offset] {
+                offset += 1
+                if case .packet(let packet, let serial) = entry, serial == currentSerial, let pts = packet.pts {
+                    timestamps.append(pts)
+                }
+            }
+            return timestamps
+        }
+    }
+
     /// The exact-seek target recorded by ``flush(dropFramesBefore:)`` when it moved to `serial`; nil
     /// when that flush had none, or `serial` is not the flush's serial.
     package func dropFramesBefore(serial: Serial) -> CMTime? {
