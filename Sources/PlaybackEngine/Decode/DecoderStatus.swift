@@ -27,6 +27,8 @@ package final class DecoderStatus: @unchecked Sendable {
         var packetsSentSkippingNonReference = 0
         /// See ``DecoderStatus/lastInputEnd``.
         var lastInputEnd: Int64?
+        /// See ``DecoderStatus/pushedEnd(serial:)``.
+        var pushedEnd: (serial: Serial, ticks: Int64)?
     }
 
     /// Which serials an exact-seek target applies to.
@@ -73,6 +75,15 @@ package final class DecoderStatus: @unchecked Sendable {
     func noteInput(end: Int64?) {
         lock.withLock { state.lastInputEnd = end.map { max($0, state.lastInputEnd ?? $0) } }
     }
+
+    /// Where the latest frame of `serial` pushed to the frame queue ends (stream time base), nil when none was: frames
+    /// from there on are still to come out of the decoder.
+    package func pushedEnd(serial: Serial) -> Int64? {
+        lock.withLock { state.pushedEnd.flatMap { $0.serial == serial ? $0.ticks : nil } }
+    }
+
+    /// Records the end of a frame of `serial` just pushed (decode thread).
+    func notePushed(end: Int64, serial: Serial) { lock.withLock { state.pushedEnd = (serial, end) } }
 
     /// Whether the codec skips non-reference frames (`AVDISCARD_NONREF`).
     package var skipNonReferenceFrames: Bool {

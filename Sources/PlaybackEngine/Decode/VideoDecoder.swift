@@ -158,6 +158,7 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
             pixelBuffer: pixelBuffer, pts: pts, duration: duration, serial: serial, isKeyframe: frame.isKeyframe)
         let pushed = frames.push(video, serial: serial, cancelIf: { [packets] in packets.serial != serial })
         if pushed {
+            status.notePushed(end: ticks + durationTicks, serial: serial)
             status.countDecoded()
             return true
         }

@@ -415,8 +415,33 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         seek(to: itemTime, mode: exact ? .exact : .fast)
     }
 
-    /// Seeks to `itemTime` landing as `mode` says (see ``SeekMode``).
-    package func seek(to itemTime: CMTime, mode: SeekMode) {
+    /// The earliest container time the video decoder can still deliver without a seek: the first picture of the
+    /// current serial waiting in the frame queue, else the later of the end of the last one pushed (all taken) and
+    /// the current serial's exact-seek target (the decoder drops what ends before it); nil without video or when
+    /// neither is known. Call on the thread
+    /// that takes video frames (the engine's): nothing before the answer is still available.
+    func videoContinuationPoint() -> (time: CMTime, serial: Serial)? {
+        guard let decoder = lock.withLock({ videoDecoder }), let frames = videoFrames else { return nil }
+        let serial = decoder.packets.serial
+        while let (frame, frameSerial) = frames.peek() {
+            if frameSerial == serial { return (frame.pts, serial) }
+            frames.pop()
+        }
+        // Everything pushed was taken; the decoder drops what ends before the serial's target.
+        let pushed = decoder.status.pushedEnd(serial: serial).map { CMTime(ffmpeg: $0, timeBase: decoder.timeBase) }
+        let target = decoder.status.dropTarget(for: serial, packets: decoder.packets)
+        switch (pushed, target) {
+        case (let p?, let t?): return (max(p, t), serial)
+        case (let p?, nil): return (p, serial)
+        case (nil, let t?): return (t, serial)
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Seeks to `itemTime` landing as `mode` says (see ``SeekMode``). With `continuing`, an exact seek whose target
+    /// lies ahead of the video decoder, before its next keyframe, continues forward from where the decoder is (no
+    /// demuxer seek, no flush, serials unchanged; see ``Demuxer``); call it on the engine thread then.
+    package func seek(to itemTime: CMTime, mode: SeekMode, continuing: Bool = false) {
         let target = containerTime(itemTime)
         guard
             let d = lock.withLock({ () -> Demuxer? in
@@ -429,7 +454,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         // it for exactly the new serial (no race with frames already in flight).
         switch mode {
         case .exact:
-            d.seek(to: target, range: nil, accurate: true)
+            d.seek(to: target, range: nil, accurate: true, continuingFrom: continuing ? videoContinuationPoint() : nil)
         case .fast:
             d.seek(to: target, range: nil, accurate: false)
         case .window(let before, let after):
@@ -441,6 +466,12 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     /// Seeks the demuxer performed (requests replaced before it got to them count once).
     package var seeksPerformed: Int { lock.withLock { demuxer }?.seeksPerformed ?? 0 }
+
+    /// Exact seeks that continued forward without a demuxer seek.
+    package var seeksContinued: Int { lock.withLock { demuxer }?.seeksContinued ?? 0 }
+
+    /// Frames the video codec produced (delivered, dropped before a target, or stale): the decoding work done.
+    package var videoFramesProduced: Int { lock.withLock { videoDecoder }?.status.framesProduced ?? 0 }
 
     package var decodeErrorCount: Int {
         let (video, audio) = lock.withLock { (videoDecoder, audioDecoder) }

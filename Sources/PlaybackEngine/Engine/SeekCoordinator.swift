@@ -192,9 +192,12 @@ final class SeekCoordinator {
         }
     }
 
-    /// Repositions the pipeline for `seek` and waits for its first frame.
+    /// Repositions the pipeline for `seek` and waits for its first frame. An exact seek asked for while paused
+    /// continues forward from the decoder's position when its target lies ahead, before the next keyframe (the
+    /// demuxer decides); audio is not playing then, so nothing it already took is missed.
     private func begin(_ seek: Seek) {
-        seek.session.seek(to: seek.target, mode: seek.mode)
+        let continuing = seek.isExact && !seek.silent && transport.rate == 0
+        seek.session.seek(to: seek.target, mode: seek.mode, continuing: continuing)
         audio.renderer.flush()
         items.update(seek.session) { if $0.hasEnded { $0.phase = .ready } }
         generation += 1
@@ -244,6 +247,9 @@ final class SeekCoordinator {
             outbox.complete(seek.completion, false)
             return 0
         }
+        // Pictures before an exact target: none after a seek (the decoder drops them), those already queued after a
+        // seek that continued forward.
+        if seek.isExact && !skipVideo(session, endingBefore: seek.target) { return 0 }
         guard let (landed, onKeyframe) = landing(session, target: seek.target) else {
             _ = session.videoFrames?.waitUntilReadable(timeout: Self.pollInterval)
             return 0

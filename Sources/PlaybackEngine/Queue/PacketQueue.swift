@@ -175,6 +175,13 @@ package final class PacketQueue: @unchecked Sendable {
         for packet in dropped { pool.recycle(packet) }
     }
 
+    /// Sets the exact-seek target of the current serial without flushing (an exact seek that continues forward from
+    /// where the decoder is: ``Demuxer/seek(to:range:accurate:window:continuingFrom:)``); the decoder drops frames
+    /// of this serial that end before it from its next frame on.
+    package func setDropFramesBefore(_ target: CMTime) {
+        lock.withLock { dropTarget = (currentSerial, target) }
+    }
+
     /// Clears the abort flag and moves to the next serial, so a consumer restarting on this queue
     /// resets its decoder (ffplay's `packet_queue_start`). A new queue is already started.
     package func start() {
