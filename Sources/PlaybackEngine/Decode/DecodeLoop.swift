@@ -64,6 +64,9 @@ final class DecodeLoop {
     /// Presentation timestamps of the packets sent since the last keyframe of `packetSerial` (the keyframe's
     /// included), in decode order: pictures known to exist when deciding whether one can be skipped.
     private var sentSinceKeyframe: [Int64] = []
+    /// Presentation timestamps of the packets of `packetSerial` sent with any skipping on, after the last frame
+    /// out (see ``hasSkipped(after:before:)``).
+    private var skippedTimestamps: [Int64] = []
 
     /// Input waiting to be sent.
     private enum PendingInput {
@@ -160,6 +163,7 @@ final class DecodeLoop {
                     codec.flush()
                     draining = false
                     sentSinceKeyframe.removeAll()
+                    skippedTimestamps.removeAll()
                     packetSerial = serial
                     status.setFinished(nil)
                     status.noteInput(end: nil)
@@ -171,12 +175,21 @@ final class DecodeLoop {
         }
     }
 
+    /// Whether a packet sent with skipping on in the current serial has a timestamp strictly between `earlier` and
+    /// `later` (two frames out in a row: whether a picture may be missing between them); forgets those at or before
+    /// `earlier`, which no later pair can need.
+    func hasSkipped(after earlier: Int64, before later: Int64) -> Bool {
+        skippedTimestamps.removeAll { $0 <= earlier }
+        return skippedTimestamps.contains { $0 < later }
+    }
+
     /// Whether `packet`'s picture can be skipped on the way to the exact-seek target of the current serial: it is
     /// not a keyframe, it ends at or before the target (when it says how long it lasts), and a picture sent since
     /// the last keyframe or queued right after it starts after it and at or before the target, so the picture shown
     /// at the target is a later one. Timestamps compare in the stream's time base.
     private func isSkippableBeforeTarget(_ packet: Packet) -> Bool {
-        guard skipsNonReferenceBeforeTarget, !packet.isKeyframe, let serial = packetSerial, let pts = packet.pts,
+        guard skipsNonReferenceBeforeTarget, !packet.isKeyframe, !status.decodesEverythingBeforeTarget,
+            let serial = packetSerial, let pts = packet.pts,
             let target = status.dropTarget(for: serial, packets: packets)
         else { return false }
         let timeBase = packets.timeBase
@@ -209,6 +222,7 @@ final class DecodeLoop {
                     if packet.isKeyframe { sentSinceKeyframe.removeAll() }
                     if let pts = packet.pts { sentSinceKeyframe.append(pts) }
                     if skipsBeforeTarget { status.countSentSkippingNonReference() }
+                    if skipping != .none, let pts = packet.pts { skippedTimestamps.append(pts) }
                     packets.recycle(packet)
                 } else {
                     pending = .packet(packet)

@@ -27,6 +27,10 @@ package final class DecoderStatus: @unchecked Sendable {
         var packetsSentSkippingNonReference = 0
         /// See ``DecoderStatus/lastInputEnd``.
         var lastInputEnd: Int64?
+        /// See ``DecoderStatus/decodesEverythingBeforeTarget``.
+        var decodesEverythingBeforeTarget = false
+        /// See ``DecoderStatus/cachesPictures``.
+        var cachesPictures = false
         /// See ``DecoderStatus/pushedEnd(serial:)``.
         var pushedEnd: (serial: Serial, ticks: Int64)?
     }
@@ -84,6 +88,19 @@ package final class DecoderStatus: @unchecked Sendable {
 
     /// Records the end of a frame of `serial` just pushed (decode thread).
     func notePushed(end: Int64, serial: Serial) { lock.withLock { state.pushedEnd = (serial, end) } }
+
+    /// Whether pictures before an exact-seek target are all decoded (none skipped), so the picture cache gets every
+    /// one of them: set for seeks a little way back, which backward steps and scrubs follow.
+    package var decodesEverythingBeforeTarget: Bool {
+        get { lock.withLock { state.decodesEverythingBeforeTarget } }
+        set { lock.withLock { state.decodesEverythingBeforeTarget = newValue } }
+    }
+
+    /// Whether the decoder puts the pictures it makes into its ``PictureCache`` (when it has one).
+    package var cachesPictures: Bool {
+        get { lock.withLock { state.cachesPictures } }
+        set { lock.withLock { state.cachesPictures = newValue } }
+    }
 
     /// Whether the codec skips non-reference frames (`AVDISCARD_NONREF`).
     package var skipNonReferenceFrames: Bool {

@@ -51,6 +51,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     package var videoFrames: FrameQueue<VideoFrame>? { lock.withLock { _videoFrames } }
     package var audioFrames: FrameQueue<AudioFrame>? { lock.withLock { _audioFrames } }
 
+    /// Decoded pictures around the playhead, kept while paused (seeks, steps, scrubs) so backward steps and
+    /// backward scrubs show a cached picture; emptied when playback runs. Its byte limit may be changed at any time.
+    package let pictureCache = PictureCache()
+
     /// Tuning: decoded-frame ring sizes (ffplay: VIDEO_PICTURE_QUEUE_SIZE 3, SAMPLE_QUEUE_SIZE 9).
     static let videoFrameCapacity = 3
     static let audioFrameCapacity = 9
@@ -247,6 +251,25 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         let r = abs(rate)
         decoder.skipNonKeyFrames = r >= Self.keyframesOnlyRate
         decoder.skipNonReferenceFrames = r >= Self.skipNonReferenceRate
+        // Pictures are cached while paused only: playback would fill the cache with pictures nobody steps back to.
+        decoder.status.cachesPictures = rate == 0
+        if rate != 0 { pictureCache.removeAll() }
+    }
+
+    /// The cached picture shown at `itemTime` (see ``PictureCache/picture(at:)``), nil when the cache cannot tell.
+    package func cachedPicture(at itemTime: CMTime) -> VideoFrame? {
+        pictureCache.picture(at: containerTime(itemTime))
+    }
+
+    /// The cached picture `count` pictures before (negative) or after the one starting at `itemTime`, nil when the
+    /// cache cannot tell.
+    package func cachedPicture(_ count: Int, from itemTime: CMTime) -> VideoFrame? {
+        pictureCache.picture(count, from: containerTime(itemTime))
+    }
+
+    /// Keeps the cached pictures nearest `itemTime` when some must go (the playhead).
+    package func anchorPictureCache(at itemTime: CMTime) {
+        pictureCache.setAnchor(containerTime(itemTime))
     }
 
     /// Item time where the last video packet given to the decoder ends (nil before any, or without video):
@@ -367,6 +390,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
         oldVideo?.stop()
         oldAudio?.stop()
+        if oldVideo != nil { pictureCache.removeAll() }
         newVideo?.2.start()
         newAudio?.2.start()
         demuxer.setStreams(routing)
@@ -392,7 +416,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         let packets = PacketQueue(streamIndex: v, timeBase: tb)
         let frames = FrameQueue<VideoFrame>(capacity: Self.videoFrameCapacity)
         let decoder = try VideoDecoder(
-            parameters: parameters(stream: v, source: source), timeBase: tb, packets: packets, frames: frames)
+            parameters: parameters(stream: v, source: source), timeBase: tb, packets: packets, frames: frames,
+            pictureCache: pictureCache)
         return (packets, frames, decoder)
     }
 
@@ -441,8 +466,13 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Seeks to `itemTime` landing as `mode` says (see ``SeekMode``). With `continuing`, an exact seek whose target
     /// lies ahead of the video decoder, before its next keyframe, continues forward from where the decoder is (no
     /// demuxer seek, no flush, serials unchanged; see ``Demuxer``); call it on the engine thread then.
-    package func seek(to itemTime: CMTime, mode: SeekMode, continuing: Bool = false) {
+    ///
+    /// With `fillingCache`, every picture before an exact target is decoded (none skipped) and cached: for seeks a
+    /// little way back, which backward steps and scrubs follow.
+    package func seek(to itemTime: CMTime, mode: SeekMode, continuing: Bool = false, fillingCache: Bool = false) {
         let target = containerTime(itemTime)
+        pictureCache.setAnchor(target)
+        lock.withLock { videoDecoder }?.status.decodesEverythingBeforeTarget = fillingCache
         guard
             let d = lock.withLock({ () -> Demuxer? in
                 seekInFlight = target
@@ -496,6 +526,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         a?.stop()
         // Release the codecs (and their frame threads, which libavcodec joins as it frees them) and the input: a
         // stopped session never plays again.
+        pictureCache.removeAll()
         lock.withLock {
             demuxer = nil
             videoDecoder = nil
