@@ -227,7 +227,7 @@ extension FrameGrabber {
         }
     }
 
-    /// Polls every 2 ms (letting the main queue deliver the player's changes) until the item's current time
+    /// Polls every 0.25 ms (letting the main queue deliver the player's changes) until the item's current time
     /// satisfies `isNew` and the output has a new picture for it; returns that picture's time.
     private func waitForPicture(_ what: String, isNew: (CMTime) -> Bool) async throws -> CMTime {
         let deadline = Date().addingTimeInterval(30)
@@ -239,7 +239,7 @@ extension FrameGrabber {
                 if output.copyPixelBuffer(forItemTime: now, itemTimeForDisplay: &shown) != nil { return shown }
             }
             if Date() > deadline { throw Failure(description: what) }
-            try await Task.sleep(nanoseconds: 2_000_000)
+            try await Task.sleep(nanoseconds: 250_000)
         }
     }
 }

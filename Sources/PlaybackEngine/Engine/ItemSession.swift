@@ -252,8 +252,15 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         decoder.skipNonKeyFrames = r >= Self.keyframesOnlyRate
         decoder.skipNonReferenceFrames = r >= Self.skipNonReferenceRate
         // Pictures are cached while paused only: playback would fill the cache with pictures nobody steps back to.
-        decoder.status.cachesPictures = rate == 0
-        if rate != 0 { pictureCache.removeAll() }
+        if rate != 0 {
+            decoder.status.cachesPictures = false
+            pictureCache.removeAll()
+        }
+    }
+
+    /// Makes the video decoder put the pictures it makes into ``pictureCache`` (paused seeks and steps) or not.
+    package func setCachesPictures(_ caches: Bool) {
+        lock.withLock { videoDecoder }?.status.cachesPictures = caches
     }
 
     /// The cached picture shown at `itemTime` (see ``PictureCache/picture(at:)``), nil when the cache cannot tell.

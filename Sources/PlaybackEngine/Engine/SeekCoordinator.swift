@@ -214,6 +214,7 @@ final class SeekCoordinator {
             return
         }
         displaced = nil
+        seek.session.setCachesPictures(transport.rate == 0)
         let playhead = transport.playhead
         let fillingCache = paused && seek.target < playhead && playhead - seek.target <= Self.cacheFillDistance
         seek.session.seek(to: seek.target, mode: seek.mode, continuing: paused, fillingCache: fillingCache)
@@ -386,6 +387,7 @@ final class SeekCoordinator {
     func performStep(_ session: ItemSession) {
         guard let step = pendingStep, step.session === session else { return }
         pendingStep = nil
+        session.setCachesPictures(true)  // stepping pauses
         if step.count < 0, let current = presenter.lastPresented,
             let frame = session.cachedPicture(step.count, from: current)
         {
