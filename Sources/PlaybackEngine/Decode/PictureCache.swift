@@ -5,8 +5,8 @@ import Foundation
 /// Decoded pictures of one video stream around the playhead, bounded in bytes: backward steps and backward scrubs
 /// inside the cached span show a cached picture instead of seeking back to a keyframe and decoding to it.
 ///
-/// The video decoder inserts every picture it makes (those it pushes and those it drops before an exact-seek
-/// target), each with the timestamp of the picture right before it when it knows that nothing lies between them
+/// The video decoder inserts the pictures it pushes, and for seeks a little way back those it drops before the
+/// target too (``DecoderStatus/decodesEverythingBeforeTarget``), each with the timestamp of the picture right before it when it knows that nothing lies between them
 /// (the decoder made both in a row: nothing skipped, no decode error): only such links are followed, so a lookup
 /// never answers with a picture while another one lies between it and the time asked for. When the bytes exceed the
 /// limit, the pictures farthest from the anchor (the playhead, or the target of the seek in progress) go first.

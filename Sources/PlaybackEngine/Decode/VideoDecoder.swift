@@ -161,8 +161,11 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         if let dropTarget = status.dropTarget(for: serial, packets: packets) {
             let end = durationTicks > 0 ? pts + duration : pts
             if durationTicks > 0 ? end <= dropTarget : end < dropTarget {
-                // Decoded anyway: kept for backward steps when it costs no conversion.
-                if caching, outputPixelFormatType == nil || frame.wrappablePixelFormatType == outputPixelFormatType,
+                // Decoded anyway: kept for the backward steps and scrubs that follow a seek a little way back, when
+                // it costs no conversion (other seeks keep only what they push: holding every dropped picture makes
+                // the codec allocate new buffers instead of reusing its own).
+                if caching, status.decodesEverythingBeforeTarget,
+                    outputPixelFormatType == nil || frame.wrappablePixelFormatType == outputPixelFormatType,
                     let wrapped = frame.makePixelBuffer(attachments: attachments(for: frame))
                 {
                     pictureCache?.insert(
