@@ -135,6 +135,27 @@ extension Fixture {
             video.width = 640
             video.height = 360
             return FixtureFacts(outcome: .plays, container: Self.mp4, duration: 8, video: video, audio: [.aac])
+        case .bPyramidH264:
+            return FixtureFacts(
+                outcome: .plays, container: Self.mp4, duration: 10,
+                video: VideoFacts(
+                    codec: "h264", width: 320, height: 240, frameCount: 300, keyframeInterval: 300,
+                    hasBFrames: true),
+                audio: [])
+        case .hevcBPyramid:
+            return FixtureFacts(
+                outcome: .plays, container: Self.mp4, duration: 4,
+                video: VideoFacts(
+                    codec: "hevc", width: 320, height: 240, frameCount: 120, keyframeInterval: 120,
+                    hasBFrames: true),
+                audio: [])
+        case .vp9AltRef:
+            return FixtureFacts(
+                outcome: .plays, container: Self.matroska, duration: 4,
+                video: VideoFacts(
+                    codec: "vp9", width: 320, height: 240, frameCount: 120, keyframeInterval: 120,
+                    hasBFrames: false),
+                audio: [])
         }
     }
 

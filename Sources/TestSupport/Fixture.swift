@@ -65,4 +65,12 @@ public enum Fixture: String, CaseIterable, Sendable {
     case unknownCodec = "unknown_codec.avi"
     /// 8 s 640x360 H.264 + AAC, for `make play`.
     case demo = "demo.mp4"
+    /// 10 s H.264 in MP4, no audio, one 300-picture GOP, every B-frame run three long with a B-pyramid (coded P,
+    /// reference B, two non-reference b): exact-seek targets on every kind of picture.
+    case bPyramidH264 = "bpyramid_h264.mp4"
+    /// 4 s HEVC in MP4, no audio, one 120-picture GOP, three B-frames per run with a B-pyramid (sub-layer
+    /// non-reference pictures).
+    case hevcBPyramid = "hevc_bpyramid.mp4"
+    /// 4 s VP9 in WebM, no audio, one 120-picture GOP, with hidden alternate-reference frames (superframes).
+    case vp9AltRef = "vp9_altref.webm"
 }

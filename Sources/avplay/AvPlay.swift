@@ -13,7 +13,10 @@ struct AvPlay {
                  avplay frame FILE|URL --at T [--exact] [--size WxH] -o OUT.png
                  avplay thumbs FILE|URL (--count N | --every T) [--width W] -o OUT.png
                  avplay decode-bench FILE|URL
-                 avplay seek-bench FILE|URL --targets T1,T2,…
+                 avplay seek-bench FILE|URL [--mode exact|keyframe] --targets T1,T2,…
+                 avplay seek-bench FILE|URL --mode scrub --from T --by D --count N
+                 avplay seek-bench FILE|URL --mode back-steps --from T --count N
+                 avplay seek-bench FILE|URL --mode first-picture
 
         Plays the inputs in order (an AVQueuePlayer) with sound and a status line on the terminal:
         state, time / duration, progress and buffered range, rate, volume, A/V tracks, dropped frames,
@@ -77,7 +80,11 @@ struct AvPlay {
          avplay seek-bench FILE --targets T1,T2,…
                               exact seeks (zero tolerances) to each time in turn on a paused player, each timed
                               from the seek call until an AVPlayerItemVideoOutput has the picture due there;
-                              prints each time and the median and 95th percentile (for make bench)
+                              prints each time and the median and 95th percentile (for make bench);
+                              --mode keyframe seeks with infinite tolerances instead; --mode scrub times N exact
+                              seeks D seconds apart after one to --from T (D < 0: backward); --mode back-steps
+                              times N step(byCount: -1) after an exact seek to T; --mode first-picture opens the
+                              file and exits once the output has its first picture
 
         Environment:
          SDL_AUDIODRIVER      SDL's audio driver: dummy discards sound (use it without a sound card),

@@ -118,9 +118,9 @@ final class PlaybackDumpTests: XCTestCase {
             "step-paused", scenario: "A paused at 0, stepped +1 +1 +1 -1 -1 +3 -2",
             notes: [
                 "commands: setQueue([A]), then step(A, by:) each once the previous one's timeJumped(A) came",
-                "today: the 2nd -1 shows frame 2 again and -2 goes back one frame. Matroska's 33 ms frame",
-                "  durations leave 1 ms holes between frames 33.3 ms apart: the exact seek to just before frame 2",
-                "  (66.999 ms) drops frame 1 (33 + 33 <= 66.999), and the -2 target (133.999) is inside frame 4",
+                "every step lands one picture per count away: the backward steps come from the picture cache,",
+                "  which links each picture to the one decoded right before it (Matroska's 33 ms durations leave",
+                "  1 ms holes between frames 33.3 ms apart, which an exact seek to just before a picture misread)",
             ],
             endOf: [a])
     }

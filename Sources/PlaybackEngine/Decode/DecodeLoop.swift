@@ -11,6 +11,13 @@ import FFmpegBridge
 ///   as finished and ``onEndOfStream`` runs; the loop then waits for packets of a new serial.
 /// - Decode errors (invalid data, corrupt frames) are counted in ``status`` and skipped; only a fatal
 ///   error (out of memory) ends the loop.
+/// - With ``skipsNonReferenceBeforeTarget`` (video), while an exact-seek target is set, a packet whose picture
+///   cannot be the one shown at the target is sent with `AVDISCARD_NONREF` (mpv's `hr-seek-framedrop`): the codec
+///   skips it unless later pictures reference it. The picture due at the target is always decoded: a packet is
+///   skipped only when it ends at or before the target and another picture, sent before it or queued right after
+///   it, starts after it and at or before the target (with B-frames the next picture in time is often sent
+///   earlier, the reference it was predicted from, or comes right after it). Everything else is sent with the
+///   switches ``status`` holds (fast rates).
 ///
 /// Owned by one decode thread: every member except ``status`` belongs to it.
 final class DecodeLoop {
@@ -40,6 +47,13 @@ final class DecodeLoop {
     var onSerialChange: (Serial) -> Void = { _ in }
     /// Runs on the decode thread when the codec is fully drained at the end of `serial`'s stream.
     var onEndOfStream: (Serial) -> Void = { _ in }
+    /// Whether pictures that end before an exact-seek target and that no later picture references are skipped
+    /// (video decoders; see the type's summary).
+    var skipsNonReferenceBeforeTarget = false
+
+    /// Queued packets looked at when deciding whether a picture can be skipped before a target: the next picture in
+    /// time, when it comes after in decode order, is within the next few packets (B-frame runs are short).
+    static let skipLookahead = 8
 
     /// The serial of the packet last taken (ffplay's `pkt_serial`); nil before the first.
     private(set) var packetSerial: Serial?
@@ -47,6 +61,12 @@ final class DecodeLoop {
     private var pending: PendingInput?
     /// Whether the codec has been sent the end-of-stream signal for `packetSerial` and not yet flushed.
     private var draining = false
+    /// Presentation timestamps of the packets sent since the last keyframe of `packetSerial` (the keyframe's
+    /// included), in decode order: pictures known to exist when deciding whether one can be skipped.
+    private var sentSinceKeyframe: [Int64] = []
+    /// Presentation timestamps of the packets of `packetSerial` sent with any skipping on, after the last frame
+    /// out (see ``hasSkipped(after:before:)``).
+    private var skippedTimestamps: [Int64] = []
 
     /// Input waiting to be sent.
     private enum PendingInput {
@@ -89,6 +109,7 @@ final class DecodeLoop {
             do {
                 switch try codec.receive(into: frame) {
                 case .frame:
+                    status.countProduced()
                     if frame.isCorrupt { status.countDecodeError() }
                     return .frame(serial)
                 case .needsInput:
@@ -141,6 +162,8 @@ final class DecodeLoop {
                 if serial != packetSerial {
                     codec.flush()
                     draining = false
+                    sentSinceKeyframe.removeAll()
+                    skippedTimestamps.removeAll()
                     packetSerial = serial
                     status.setFinished(nil)
                     status.noteInput(end: nil)
@@ -152,9 +175,38 @@ final class DecodeLoop {
         }
     }
 
+    /// Whether a packet sent with skipping on in the current serial has a timestamp strictly between `earlier` and
+    /// `later` (two frames out in a row: whether a picture may be missing between them); forgets those at or before
+    /// `earlier`, which no later pair can need.
+    func hasSkipped(after earlier: Int64, before later: Int64) -> Bool {
+        skippedTimestamps.removeAll { $0 <= earlier }
+        return skippedTimestamps.contains { $0 < later }
+    }
+
+    /// Whether `packet`'s picture can be skipped on the way to the exact-seek target of the current serial: it is
+    /// not a keyframe, it ends at or before the target (when it says how long it lasts), and a picture sent since
+    /// the last keyframe or queued right after it starts after it and at or before the target, so the picture shown
+    /// at the target is a later one. Timestamps compare in the stream's time base.
+    private func isSkippableBeforeTarget(_ packet: Packet) -> Bool {
+        guard skipsNonReferenceBeforeTarget, !packet.isKeyframe, !status.decodesEverythingBeforeTarget,
+            let serial = packetSerial, let pts = packet.pts,
+            let target = status.dropTarget(for: serial, packets: packets)
+        else { return false }
+        let timeBase = packets.timeBase
+        func isAtOrBeforeTarget(_ ticks: Int64) -> Bool { CMTime(ffmpeg: ticks, timeBase: timeBase) <= target }
+        guard isAtOrBeforeTarget(pts + max(0, packet.duration)) else { return false }
+        if sentSinceKeyframe.contains(where: { $0 > pts && isAtOrBeforeTarget($0) }) { return true }
+        return packets.upcomingTimestamps(limit: Self.skipLookahead).contains { $0 > pts && isAtOrBeforeTarget($0) }
+    }
+
     /// Sends `input` to the codec. Returns a fatal error, or nil (sent, kept pending, or skipped).
     private func send(_ input: PendingInput) -> FFmpegError? {
-        let skipping = status.frameSkipping
+        var skipping = status.frameSkipping
+        var skipsBeforeTarget = false
+        if skipping == .none, case .packet(let packet) = input, !draining, isSkippableBeforeTarget(packet) {
+            skipping = .nonReference
+            skipsBeforeTarget = true
+        }
         if codec.frameSkipping != skipping { codec.frameSkipping = skipping }
         do {
             switch input {
@@ -167,6 +219,10 @@ final class DecodeLoop {
                 }
                 if let pts = packet.pts { status.noteInput(end: pts + max(0, packet.duration)) }
                 if try codec.send(packet) {
+                    if packet.isKeyframe { sentSinceKeyframe.removeAll() }
+                    if let pts = packet.pts { sentSinceKeyframe.append(pts) }
+                    if skipsBeforeTarget { status.countSentSkippingNonReference() }
+                    if skipping != .none, let pts = packet.pts { skippedTimestamps.append(pts) }
                     packets.recycle(packet)
                 } else {
                     pending = .packet(packet)

@@ -21,8 +21,18 @@ package final class DecoderStatus: @unchecked Sendable {
         var framesDecoded = 0
         /// See ``DecoderStatus/framesDropped``.
         var framesDropped = 0
+        /// See ``DecoderStatus/framesProduced``.
+        var framesProduced = 0
+        /// See ``DecoderStatus/packetsSentSkippingNonReference``.
+        var packetsSentSkippingNonReference = 0
         /// See ``DecoderStatus/lastInputEnd``.
         var lastInputEnd: Int64?
+        /// See ``DecoderStatus/decodesEverythingBeforeTarget``.
+        var decodesEverythingBeforeTarget = false
+        /// See ``DecoderStatus/cachesPictures``.
+        var cachesPictures = false
+        /// See ``DecoderStatus/pushedEnd(serial:)``.
+        var pushedEnd: (serial: Serial, ticks: Int64)?
     }
 
     /// Which serials an exact-seek target applies to.
@@ -53,6 +63,14 @@ package final class DecoderStatus: @unchecked Sendable {
     /// Frames decoded but dropped (stale serial, before an exact-seek target) so far.
     package var framesDropped: Int { lock.withLock { state.framesDropped } }
 
+    /// Frames the codec produced so far, whatever became of them (pushed, dropped before an exact-seek target, stale):
+    /// the decoding work done. Pictures the codec skipped (`skip_frame`) never count.
+    package var framesProduced: Int { lock.withLock { state.framesProduced } }
+
+    /// Packets sent to the codec with `AVDISCARD_NONREF` because their picture ends before an exact-seek target
+    /// (whether the codec then skipped it depends on the picture: reference pictures are decoded anyway).
+    package var packetsSentSkippingNonReference: Int { lock.withLock { state.packetsSentSkippingNonReference } }
+
     /// Where the latest packet given to the codec ends (`pts + duration`, stream time base), for the current serial:
     /// how far the stream got even when skipped pictures (high rates) never come out of the decoder.
     package var lastInputEnd: Int64? { lock.withLock { state.lastInputEnd } }
@@ -60,6 +78,28 @@ package final class DecoderStatus: @unchecked Sendable {
     /// Records the end of a packet given to the codec, keeping the latest (nil: a new serial began).
     func noteInput(end: Int64?) {
         lock.withLock { state.lastInputEnd = end.map { max($0, state.lastInputEnd ?? $0) } }
+    }
+
+    /// Where the latest frame of `serial` pushed to the frame queue ends (stream time base), nil when none was: frames
+    /// from there on are still to come out of the decoder.
+    package func pushedEnd(serial: Serial) -> Int64? {
+        lock.withLock { state.pushedEnd.flatMap { $0.serial == serial ? $0.ticks : nil } }
+    }
+
+    /// Records the end of a frame of `serial` just pushed (decode thread).
+    func notePushed(end: Int64, serial: Serial) { lock.withLock { state.pushedEnd = (serial, end) } }
+
+    /// Whether pictures before an exact-seek target are all decoded (none skipped), so the picture cache gets every
+    /// one of them: set for seeks a little way back, which backward steps and scrubs follow.
+    package var decodesEverythingBeforeTarget: Bool {
+        get { lock.withLock { state.decodesEverythingBeforeTarget } }
+        set { lock.withLock { state.decodesEverythingBeforeTarget = newValue } }
+    }
+
+    /// Whether the decoder puts the pictures it makes into its ``PictureCache`` (when it has one).
+    package var cachesPictures: Bool {
+        get { lock.withLock { state.cachesPictures } }
+        set { lock.withLock { state.cachesPictures = newValue } }
     }
 
     /// Whether the codec skips non-reference frames (`AVDISCARD_NONREF`).
@@ -107,6 +147,10 @@ package final class DecoderStatus: @unchecked Sendable {
     func countDecodeError() { lock.withLock { state.decodeErrorCount += 1 } }
     /// Counts one frame pushed (decode thread).
     func countDecoded() { lock.withLock { state.framesDecoded += 1 } }
+    /// Counts one frame out of the codec (decode thread).
+    func countProduced() { lock.withLock { state.framesProduced += 1 } }
+    /// Counts one packet sent with `AVDISCARD_NONREF` before an exact-seek target (decode thread).
+    func countSentSkippingNonReference() { lock.withLock { state.packetsSentSkippingNonReference += 1 } }
     /// Counts one frame decoded but dropped (decode thread).
     func countDropped() { lock.withLock { state.framesDropped += 1 } }
     /// Records the drained serial, or nil when decoding resumes (decode thread).

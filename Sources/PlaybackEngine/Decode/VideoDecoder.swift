@@ -42,6 +42,11 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
     private var nextTicks: Int64?
     /// Attachments for the last colour description seen, reused while it does not change; decode thread only.
     private var cachedAttachments: (key: UInt64, store: CVBufferAttachmentStore)?
+    /// Where the pictures made go besides the frame queue (while ``DecoderStatus/cachesPictures``), nil for none.
+    package let pictureCache: PictureCache?
+    /// The last frame out of the codec: its serial, timestamp and the error count then (a picture the cache may
+    /// link the next one to); decode thread only.
+    private var lastOut: (serial: Serial, ticks: Int64, errors: Int)?
     /// The running thread; guarded by `threadLock`.
     private var thread: WorkerThread?
     /// Guards `thread`.
@@ -59,7 +64,7 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
     ///   `patchWelcome` for an unsupported output format.
     package init(
         parameters: CodecParameters, timeBase: Rational, packets: PacketQueue, frames: FrameQueue<VideoFrame>,
-        threads: Int = 0, outputPixelFormatType: OSType? = nil,
+        threads: Int = 0, outputPixelFormatType: OSType? = nil, pictureCache: PictureCache? = nil,
         onFatalError: (@Sendable (FFmpegError) -> Void)? = nil
     ) throws(FFmpegError) {
         if let outputPixelFormatType {
@@ -73,12 +78,14 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         self.timeBase = timeBase
         self.outputPixelFormatType = outputPixelFormatType
         self.onFatalError = onFatalError
+        self.pictureCache = pictureCache
         if let rate = parameters.frameRate, rate.num > 0, rate.den > 0 {
             nominalFrameTicks = max(0, Rational.rescale(1, from: Rational(rate.den, rate.num), to: timeBase))
         } else {
             nominalFrameTicks = 0
         }
         loop = DecodeLoop(codec: codec, packets: packets, status: status)
+        loop.skipsNonReferenceBeforeTarget = true
     }
 
     /// Starts the decode thread. Call once.
@@ -115,7 +122,10 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
 
     /// The thread body.
     private func run() {
-        loop.onSerialChange = { [unowned self] _ in nextTicks = nil }
+        loop.onSerialChange = { [unowned self] _ in
+            nextTicks = nil
+            lastOut = nil
+        }
         while true {
             switch loop.next() {
             case .aborted:
@@ -138,9 +148,31 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         nextTicks = ticks + durationTicks
         let pts = CMTime(ffmpeg: ticks, timeBase: timeBase)
         let duration = CMTime(ffmpeg: durationTicks, timeBase: timeBase)
+        // The picture the cache may link this one to: the previous frame out, when nothing was skipped between.
+        let errors = status.decodeErrorCount
+        var previous: CMTime?
+        if let last = lastOut, last.serial == serial, last.ticks < ticks, last.errors == errors,
+            !loop.hasSkipped(after: last.ticks, before: ticks)
+        {
+            previous = CMTime(ffmpeg: last.ticks, timeBase: timeBase)
+        }
+        lastOut = (serial, ticks, errors)
+        let caching = pictureCache != nil && status.cachesPictures
         if let dropTarget = status.dropTarget(for: serial, packets: packets) {
             let end = durationTicks > 0 ? pts + duration : pts
             if durationTicks > 0 ? end <= dropTarget : end < dropTarget {
+                // Decoded anyway: kept for the backward steps and scrubs that follow a seek a little way back, when
+                // it costs no conversion (other seeks keep only what they push: holding every dropped picture makes
+                // the codec allocate new buffers instead of reusing its own).
+                if caching, status.decodesEverythingBeforeTarget,
+                    outputPixelFormatType == nil || frame.wrappablePixelFormatType == outputPixelFormatType,
+                    let wrapped = frame.makePixelBuffer(attachments: attachments(for: frame))
+                {
+                    pictureCache?.insert(
+                        VideoFrame(
+                            pixelBuffer: wrapped, pts: pts, duration: duration, serial: serial,
+                            isKeyframe: frame.isKeyframe), previous: previous)
+                }
                 status.countDropped()
                 return true
             }
@@ -155,8 +187,10 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         }
         let video = VideoFrame(
             pixelBuffer: pixelBuffer, pts: pts, duration: duration, serial: serial, isKeyframe: frame.isKeyframe)
+        if caching { pictureCache?.insert(video, previous: previous) }
         let pushed = frames.push(video, serial: serial, cancelIf: { [packets] in packets.serial != serial })
         if pushed {
+            status.notePushed(end: ticks + durationTicks, serial: serial)
             status.countDecoded()
             return true
         }
@@ -165,16 +199,18 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         return true
     }
 
+    /// The colour attachments of `frame`, reused while its colour description does not change.
+    private func attachments(for frame: Frame) -> CVBufferAttachmentStore {
+        let key = frame.colorDescriptionKey
+        if let cachedAttachments, cachedAttachments.key == key { return cachedAttachments.store }
+        let attachments = frame.colorAttachments
+        cachedAttachments = (key, attachments)
+        return attachments
+    }
+
     /// Wraps or converts `frame`; nil when conversion failed.
     private func makePixelBuffer(_ frame: Frame) -> CVPixelBuffer? {
-        let key = frame.colorDescriptionKey
-        let attachments: CVBufferAttachmentStore
-        if let cachedAttachments, cachedAttachments.key == key {
-            attachments = cachedAttachments.store
-        } else {
-            attachments = frame.colorAttachments
-            cachedAttachments = (key, attachments)
-        }
+        let attachments = attachments(for: frame)
         if outputPixelFormatType == nil || frame.wrappablePixelFormatType == outputPixelFormatType,
             let wrapped = frame.makePixelBuffer(attachments: attachments)
         {

@@ -12,6 +12,10 @@ import FFmpegBridge
 /// - Seeks are asynchronous and the latest request wins: the thread calls `avformat_seek_file`,
 ///   flushes every queue (bumping its serial), clears the end-of-file state and reports
 ///   ``DemuxEvent/seekCompleted(target:)``.
+/// - An exact seek given the decoder's position (`continuingFrom`) whose target lies ahead of it, with no keyframe
+///   in between (the source's index says so), continues forward instead: nothing is seeked or flushed, every queue's
+///   current serial gets the target as its drop target, and the same callbacks report it (the decoders go on from
+///   where they are; mpv and ffplay go back to the keyframe).
 /// - Cover art (attached pictures) is queued after start and after every seek, followed by an
 ///   end-of-stream marker, as ffplay does.
 ///
@@ -25,6 +29,9 @@ import FFmpegBridge
 package final class Demuxer: @unchecked Sendable {
     /// How long the thread sleeps before re-checking a full buffer or a finished input (ffplay: 10 ms).
     static let idleWait = 0.01
+    /// How far ahead an exact seek continues forward when the source's index cannot tell whether a keyframe lies in
+    /// between (MPEG-TS): a second of pictures decodes faster than a seek back to the keyframe and the decode to here.
+    static let blindContinuationLimit = CMTime(value: 1, timescale: 1)
     /// Read errors in a row after which the input is given up as unreadable: a damaged region makes
     /// libavformat fail once per bad packet and then recover, a dead input fails every time.
     static let maximumConsecutiveReadErrors = 32
@@ -41,6 +48,11 @@ package final class Demuxer: @unchecked Sendable {
         /// or before `target` lies before the window but the next keyframe lies inside it, the seek
         /// goes to that next keyframe instead (less to decode).
         var window: ClosedRange<CMTime>?
+        /// For an exact seek: the earliest container time the decoders can still deliver without seeking (every
+        /// picture from there on is queued, being decoded or not read yet); the seek continues forward from there
+        /// when the target lies ahead and no keyframe lies in between. With the video queue's serial it was read
+        /// under (a seek performed since makes it meaningless).
+        var continueFrom: (time: CMTime, serial: Serial)?
     }
 
     /// Requests and published state, guarded by `control`.
@@ -49,6 +61,8 @@ package final class Demuxer: @unchecked Sendable {
         var abortRequested = false
         /// Seeks performed (for tests and statistics).
         var seeksPerformed = 0
+        /// Exact seeks that continued forward without seeking (for tests and statistics).
+        var seeksContinued = 0
         /// The latest seek not yet performed.
         var pendingSeek: SeekRequest?
         /// The latest routing table not yet applied.
@@ -162,17 +176,28 @@ package final class Demuxer: @unchecked Sendable {
     ///     at or before `target`, so decoding starts at the keyframe at or before it.
     ///   - accurate: also make the decoders drop what ends before `target` in the new serial (through
     ///     ``PacketQueue/flush(dropFramesBefore:)``), so the first frames out are the target's.
+    ///   - continuingFrom: for an accurate seek without range or window, the earliest container time the decoders
+    ///     can still deliver without seeking (the first picture not yet taken from the video frame queue), and the
+    ///     video packet queue's serial it was read under: when that serial is still current, `target` lies at or
+    ///     after that time and no keyframe lies between them, nothing is seeked or flushed (see the type's summary);
+    ///     serials stay as they are.
     package func seek(
-        to target: CMTime, range: ClosedRange<CMTime>? = nil, accurate: Bool = false, window: ClosedRange<CMTime>? = nil
+        to target: CMTime, range: ClosedRange<CMTime>? = nil, accurate: Bool = false,
+        window: ClosedRange<CMTime>? = nil,
+        continuingFrom: (time: CMTime, serial: Serial)? = nil
     ) {
         control.withLock {
-            shared.pendingSeek = SeekRequest(target: target, range: range, accurate: accurate, window: window)
+            shared.pendingSeek = SeekRequest(
+                target: target, range: range, accurate: accurate, window: window, continueFrom: continuingFrom)
         }
         control.broadcast()
     }
 
     /// Seeks performed so far (coalesced requests count once): scrubbing tests check it stays small.
     package var seeksPerformed: Int { control.withLock { shared.seeksPerformed } }
+
+    /// Exact seeks that continued forward without seeking so far (not counted in ``seeksPerformed``).
+    package var seeksContinued: Int { control.withLock { shared.seeksContinued } }
 
     /// Replaces the routing table (e.g. another audio track): streams that leave stop being read (their
     /// queues are left to the owner), new streams are read from the current position on; a new queue
@@ -307,6 +332,12 @@ package final class Demuxer: @unchecked Sendable {
     private func perform(_ request: SeekRequest) {
         // Callbacks name the target that was asked for, whatever keyframe the window chose.
         let requestedTarget = request.target
+        if let from = request.continueFrom, request.accurate, request.range == nil, request.window == nil,
+            canContinue(from: from, to: request.target)
+        {
+            continueForward(to: request.target)
+            return
+        }
         var request = request
         if let window = request.window, let forward = forwardKeyframe(for: request.target, in: window) {
             // Exactly that index entry: a zero-width range makes the seek land on it, not before it.
@@ -357,6 +388,37 @@ package final class Demuxer: @unchecked Sendable {
         }
         onSeek?(requestedTarget, serials)
         onEvent?(.seekCompleted(target: requestedTarget))
+    }
+
+    /// Whether decoding on from `position` (read under the video queue's current serial) reaches `target` without passing a keyframe of the video stream (which a
+    /// seek would start from, with less to decode): `target` is not before `position`, and the index's keyframe at or
+    /// before `target` is at or before `position`; without an index entry, when `target` is less than
+    /// ``blindContinuationLimit`` ahead.
+    private func canContinue(from position: (time: CMTime, serial: Serial), to target: CMTime) -> Bool {
+        guard target >= position.time,
+            let video = streams.keys.sorted().first(where: { source.kind(ofStream: $0) == .video }),
+            streams[video]?.serial == position.serial, let timeBase = source.timeBase(ofStream: video),
+            let ticks = target.ffmpegValue(in: timeBase)
+        else { return false }
+        if let keyframe = source.keyframeTimestamps(stream: video, around: ticks).atOrBefore {
+            return CMTime(ffmpeg: keyframe, timeBase: timeBase) <= position.time
+        }
+        return target - position.time <= Self.blindContinuationLimit
+    }
+
+    /// Continues forward to `target`: every queue's current serial drops what ends before it; reported as a seek.
+    private func continueForward(to target: CMTime) {
+        var serials: [Int: Serial] = [:]
+        for (index, queue) in streams {
+            queue.setDropFramesBefore(target)
+            serials[index] = queue.serial
+        }
+        let (onSeek, onEvent) = control.withLock {
+            shared.seeksContinued += 1
+            return (shared.onSeek, shared.onEvent)
+        }
+        onSeek?(target, serials)
+        onEvent?(.seekCompleted(target: target))
     }
 
     /// Makes sure the seek just made lands on a video keyframe at or before `target` (container time): reads up to

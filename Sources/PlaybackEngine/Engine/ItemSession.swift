@@ -53,6 +53,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     package var videoFrames: FrameQueue<VideoFrame>? { lock.withLock { _videoFrames } }
     package var audioFrames: FrameQueue<AudioFrame>? { lock.withLock { _audioFrames } }
 
+    /// Decoded pictures around the playhead, kept while paused (seeks, steps, scrubs) so backward steps and
+    /// backward scrubs show a cached picture; emptied when playback runs. Its byte limit may be changed at any time.
+    package let pictureCache = PictureCache()
+
     /// Tuning: decoded-frame ring sizes (ffplay: VIDEO_PICTURE_QUEUE_SIZE 3, SAMPLE_QUEUE_SIZE 9).
     static let videoFrameCapacity = 3
     static let audioFrameCapacity = 9
@@ -250,6 +254,32 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         let r = abs(rate)
         decoder.skipNonKeyFrames = r >= Self.keyframesOnlyRate
         decoder.skipNonReferenceFrames = r >= Self.skipNonReferenceRate
+        // Pictures are cached while paused only: playback would fill the cache with pictures nobody steps back to.
+        if rate != 0 {
+            decoder.status.cachesPictures = false
+            pictureCache.removeAll()
+        }
+    }
+
+    /// Makes the video decoder put the pictures it makes into ``pictureCache`` (paused seeks and steps) or not.
+    package func setCachesPictures(_ caches: Bool) {
+        lock.withLock { videoDecoder }?.status.cachesPictures = caches
+    }
+
+    /// The cached picture shown at `itemTime` (see ``PictureCache/picture(at:)``), nil when the cache cannot tell.
+    package func cachedPicture(at itemTime: CMTime) -> VideoFrame? {
+        pictureCache.picture(at: containerTime(itemTime))
+    }
+
+    /// The cached picture `count` pictures before (negative) or after the one starting at `itemTime`, nil when the
+    /// cache cannot tell.
+    package func cachedPicture(_ count: Int, from itemTime: CMTime) -> VideoFrame? {
+        pictureCache.picture(count, from: containerTime(itemTime))
+    }
+
+    /// Keeps the cached pictures nearest `itemTime` when some must go (the playhead).
+    package func anchorPictureCache(at itemTime: CMTime) {
+        pictureCache.setAnchor(containerTime(itemTime))
     }
 
     /// Item time where the last video packet given to the decoder ends (nil before any, or without video):
@@ -400,6 +430,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
         oldVideo?.stop()
         oldAudio?.stop()
+        if oldVideo != nil { pictureCache.removeAll() }
         newVideo?.2.start()
         newAudio?.2.start()
         demuxer.setStreams(routing)
@@ -425,7 +456,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         let packets = PacketQueue(streamIndex: v, timeBase: tb)
         let frames = FrameQueue<VideoFrame>(capacity: Self.videoFrameCapacity)
         let decoder = try VideoDecoder(
-            parameters: parameters(stream: v, source: source), timeBase: tb, packets: packets, frames: frames)
+            parameters: parameters(stream: v, source: source), timeBase: tb, packets: packets, frames: frames,
+            pictureCache: pictureCache)
         return (packets, frames, decoder)
     }
 
@@ -448,9 +480,39 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         seek(to: itemTime, mode: exact ? .exact : .fast)
     }
 
-    /// Seeks to `itemTime` landing as `mode` says (see ``SeekMode``).
-    package func seek(to itemTime: CMTime, mode: SeekMode) {
+    /// The earliest container time the video decoder can still deliver without a seek: the first picture of the
+    /// current serial waiting in the frame queue, else the later of the end of the last one pushed (all taken) and
+    /// the current serial's exact-seek target (the decoder drops what ends before it); nil without video or when
+    /// neither is known. Call on the thread
+    /// that takes video frames (the engine's): nothing before the answer is still available.
+    func videoContinuationPoint() -> (time: CMTime, serial: Serial)? {
+        guard let decoder = lock.withLock({ videoDecoder }), let frames = videoFrames else { return nil }
+        let serial = decoder.packets.serial
+        while let (frame, frameSerial) = frames.peek() {
+            if frameSerial == serial { return (frame.pts, serial) }
+            frames.pop()
+        }
+        // Everything pushed was taken; the decoder drops what ends before the serial's target.
+        let pushed = decoder.status.pushedEnd(serial: serial).map { CMTime(ffmpeg: $0, timeBase: decoder.timeBase) }
+        let target = decoder.status.dropTarget(for: serial, packets: decoder.packets)
+        switch (pushed, target) {
+        case (let p?, let t?): return (max(p, t), serial)
+        case (let p?, nil): return (p, serial)
+        case (nil, let t?): return (t, serial)
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Seeks to `itemTime` landing as `mode` says (see ``SeekMode``). With `continuing`, an exact seek whose target
+    /// lies ahead of the video decoder, before its next keyframe, continues forward from where the decoder is (no
+    /// demuxer seek, no flush, serials unchanged; see ``Demuxer``); call it on the engine thread then.
+    ///
+    /// With `fillingCache`, every picture before an exact target is decoded (none skipped) and cached: for seeks a
+    /// little way back, which backward steps and scrubs follow.
+    package func seek(to itemTime: CMTime, mode: SeekMode, continuing: Bool = false, fillingCache: Bool = false) {
         let target = containerTime(itemTime)
+        pictureCache.setAnchor(target)
+        lock.withLock { videoDecoder }?.status.decodesEverythingBeforeTarget = fillingCache
         guard
             let d = lock.withLock({ () -> Demuxer? in
                 seekInFlight = target
@@ -462,7 +524,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         // it for exactly the new serial (no race with frames already in flight).
         switch mode {
         case .exact:
-            d.seek(to: target, range: nil, accurate: true)
+            d.seek(to: target, range: nil, accurate: true, continuingFrom: continuing ? videoContinuationPoint() : nil)
         case .fast:
             d.seek(to: target, range: nil, accurate: false)
         case .window(let before, let after):
@@ -474,6 +536,12 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     /// Seeks the demuxer performed (requests replaced before it got to them count once).
     package var seeksPerformed: Int { lock.withLock { demuxer }?.seeksPerformed ?? 0 }
+
+    /// Exact seeks that continued forward without a demuxer seek.
+    package var seeksContinued: Int { lock.withLock { demuxer }?.seeksContinued ?? 0 }
+
+    /// Frames the video codec produced (delivered, dropped before a target, or stale): the decoding work done.
+    package var videoFramesProduced: Int { lock.withLock { videoDecoder }?.status.framesProduced ?? 0 }
 
     package var decodeErrorCount: Int {
         let (video, audio) = lock.withLock { (videoDecoder, audioDecoder) }
@@ -503,6 +571,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         a?.stop()
         // Release the codecs (and their frame threads, which libavcodec joins as it frees them) and the input: a
         // stopped session never plays again.
+        pictureCache.removeAll()
         lock.withLock {
             demuxer = nil
             videoDecoder = nil

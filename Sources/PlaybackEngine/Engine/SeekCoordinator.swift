@@ -42,6 +42,11 @@ final class SeekCoordinator {
         var host: UInt64?
     }
 
+    /// A paused exact seek at most this far behind the playhead decodes every picture before its target into the
+    /// picture cache (backward steps and scrubs go on from there); farther ones skip what they can (about the span a
+    /// default cache holds of 1080p pictures).
+    static let cacheFillDistance = CMTime(value: 2, timescale: 1)
+
     /// Longest wait for a decoder between checks (seconds).
     static let pollInterval = 0.01
     /// Wait for the demuxer to perform a seek between checks (seconds).
@@ -57,6 +62,9 @@ final class SeekCoordinator {
     private(set) var pendingSwitch: StreamSwitch?
     /// After stepping, audio is re-aligned (a silent exact seek) when playback resumes forwards.
     var resyncOnPlay = false
+    /// The session whose pipeline is ahead of the playhead because a picture came from the picture cache (backward
+    /// steps and scrubs): forward steps beyond the cache then seek. Cleared by every seek begun.
+    private var displaced: ItemSession?
     /// Bumped by every seek begun: a reverse source started before one is stale.
     private(set) var generation = 0
 
@@ -188,19 +196,58 @@ final class SeekCoordinator {
             resyncOnPlay = false
             var seek = Seek(session: session, target: transport.playhead, mode: .exact)
             seek.silent = true
+            if transport.isRunning {
+                // The clock already runs: resume on its anchor, so time that passes during the seek still counts.
+                (seek.target, seek.resumeHost) = (transport.clock.item, transport.clock.host)
+            }
             begin(seek)
         }
     }
 
-    /// Repositions the pipeline for `seek` and waits for its first frame.
+    /// Repositions the pipeline for `seek` and waits for its first frame. An exact seek asked for while paused
+    /// continues forward from the decoder's position when its target lies ahead, before the next keyframe (the
+    /// demuxer decides); audio is not playing then, so nothing it already took is missed.
     private func begin(_ seek: Seek) {
-        seek.session.seek(to: seek.target, mode: seek.mode)
+        let paused = seek.isExact && !seek.silent && transport.rate == 0
+        if paused, let frame = seek.session.cachedPicture(at: seek.target) {
+            land(seek, fromCache: frame)
+            return
+        }
+        displaced = nil
+        seek.session.setCachesPictures(transport.rate == 0)
+        let playhead = transport.playhead
+        let fillingCache = paused && seek.target < playhead && playhead - seek.target <= Self.cacheFillDistance
+        seek.session.seek(to: seek.target, mode: seek.mode, continuing: paused, fillingCache: fillingCache)
         audio.renderer.flush()
         items.update(seek.session) { if $0.hasEnded { $0.phase = .ready } }
         generation += 1
         awaiting = seek
         transport.halt(at: transport.playhead)
         presenter.flushSinks(session: seek.session)
+    }
+
+    /// Completes `seek` at once with a picture from the picture cache: nothing is decoded; the pipeline stays where
+    /// it is (audio and video are re-aligned with a silent seek when playback resumes).
+    private func land(_ seek: Seek, fromCache frame: VideoFrame) {
+        let session = seek.session
+        generation += 1
+        awaiting = nil
+        displaced = session
+        let time = seek.landsOnPictureStart ? session.itemTime(frame.pts) : seek.target
+        items.update(session) { if $0.hasEnded { $0.phase = .ready } }
+        audio.renderer.flush()
+        transport.halt(at: time)
+        presenter.flushSinks(session: session)
+        presenter.resetPlayhead()
+        outbox.emit(.timeJumped(session))
+        var shown = frame
+        if let serial = session.videoSerial { shown.serial = serial }
+        presenter.present(shown, session: session)
+        session.anchorPictureCache(at: time)
+        items.update(session) { $0.hasShownFirstFrame = true }
+        resyncOnPlay = true
+        observers.event(at: time)
+        outbox.complete(seek.completion, true)
     }
 
     /// Switches the streams of `session` as asked (the pipeline continues with the new streams from the playhead).
@@ -244,6 +291,9 @@ final class SeekCoordinator {
             outbox.complete(seek.completion, false)
             return 0
         }
+        // Pictures before an exact target: none after a seek (the decoder drops them), those already queued after a
+        // seek that continued forward.
+        if seek.isExact && !skipVideo(session, endingBefore: seek.target) { return 0 }
         guard let (landed, onKeyframe) = landing(session, target: seek.target) else {
             _ = session.videoFrames?.waitUntilReadable(timeout: Self.pollInterval)
             return 0
@@ -337,6 +387,17 @@ final class SeekCoordinator {
     func performStep(_ session: ItemSession) {
         guard let step = pendingStep, step.session === session else { return }
         pendingStep = nil
+        session.setCachesPictures(true)  // stepping pauses
+        if step.count < 0, let current = presenter.lastPresented,
+            let frame = session.cachedPicture(step.count, from: current)
+        {
+            // Inside the picture cache: a reference to a picture decoded before, nothing to decode. The pipeline is
+            // left ahead of the playhead (re-aligned when playback resumes).
+            displaced = session
+            generation += 1  // like a seek: a reverse source started before is stale
+            present(stepped: frame, session: session, backwards: true)
+            return
+        }
         if step.count < 0 {
             let current = presenter.lastPresented ?? transport.playhead
             let duration = presenter.lastFrameDuration
@@ -357,12 +418,32 @@ final class SeekCoordinator {
         guard let frames = session.videoFrames else { return }
         var last: VideoFrame?
         var taken = 0
+        // The cache first (after backward steps the pictures between the playhead and the pipeline are there).
+        var shown = presenter.lastPresented
+        while taken < step.count, let from = shown, let next = session.cachedPicture(1, from: from) {
+            last = next
+            shown = session.itemTime(next.pts)
+            taken += 1
+        }
+        if taken < step.count, displaced === session, let from = shown {
+            // The pipeline is somewhere ahead and the cache has no more: an exact seek to the picture wanted
+            // (one frame duration per step further on).
+            let duration = last?.duration ?? presenter.lastFrameDuration
+            let frame = duration.isNumeric && duration > .zero ? duration : CMTime(value: 1, timescale: 30)
+            var seek = Seek(
+                session: session,
+                target: from + CMTimeMultiply(frame, multiplier: Int32(clamping: step.count - taken)), mode: .exact)
+            seek.landsOnPictureStart = true
+            pending = seek
+            return
+        }
         while taken < step.count && !stopped() {
             if let (frame, serial) = frames.peek() {
                 frames.pop()
                 if serial != session.videoSerial { continue }
-                if let shown = presenter.lastPresented, session.itemTime(frame.pts) <= shown { continue }
+                if let shown, session.itemTime(frame.pts) <= shown { continue }
                 last = frame
+                shown = session.itemTime(frame.pts)
                 taken += 1
                 continue
             }
@@ -370,10 +451,19 @@ final class SeekCoordinator {
             _ = frames.waitUntilReadable(timeout: Self.pollInterval)
         }
         guard let last else { return }
-        let t = session.itemTime(last.pts)
+        present(stepped: last, session: session, backwards: false)
+    }
+
+    /// Shows `frame` as the result of a step and moves the playhead to it.
+    private func present(stepped frame: VideoFrame, session: ItemSession, backwards: Bool) {
+        var shown = frame
+        if let serial = session.videoSerial { shown.serial = serial }
+        let t = session.itemTime(frame.pts)
+        items.update(session) { if $0.hasEnded { $0.phase = .ready } }
         transport.halt(at: t)
-        presenter.present(last, session: session)
-        resyncOnPlay = session.hasAudio
+        presenter.present(shown, session: session, backwards: backwards)
+        session.anchorPictureCache(at: t)
+        resyncOnPlay = displaced === session || session.hasAudio
         outbox.emit(.timeJumped(session))
         observers.event(at: t)
     }

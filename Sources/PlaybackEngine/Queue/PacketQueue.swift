@@ -175,6 +175,13 @@ package final class PacketQueue: @unchecked Sendable {
         for packet in dropped { pool.recycle(packet) }
     }
 
+    /// Sets the exact-seek target of the current serial without flushing (an exact seek that continues forward from
+    /// where the decoder is: ``Demuxer/seek(to:range:accurate:window:continuingFrom:)``); the decoder drops frames
+    /// of this serial that end before it from its next frame on.
+    package func setDropFramesBefore(_ target: CMTime) {
+        lock.withLock { dropTarget = (currentSerial, target) }
+    }
+
     /// Clears the abort flag and moves to the next serial, so a consumer restarting on this queue
     /// resets its decoder (ffplay's `packet_queue_start`). A new queue is already started.
     package func start() {
@@ -235,6 +242,23 @@ package final class PacketQueue: @unchecked Sendable {
     /// The totals the demuxer's back-pressure reads, in one lock round trip.
     package var totals: (count: Int, bytes: Int, durationTicks: Int64) {
         lock.withLock { (packetCount, bytes, durationTicks) }
+    }
+
+    /// The presentation timestamps of the first `limit` queued packets of the current serial, oldest first (packets
+    /// without one are left out): what the decoder will be sent next, for deciding whether a picture it is about to
+    /// decode can be skipped before an exact-seek target.
+    package func upcomingTimestamps(limit: Int) -> [Int64] {
+        lock.withLock {
+            var timestamps: [Int64] = []
+            var offset = 0
+            while offset < limit, let entry = entries[offset: offset] {
+                offset += 1
+                if case .packet(let packet, let serial) = entry, serial == currentSerial, let pts = packet.pts {
+                    timestamps.append(pts)
+                }
+            }
+            return timestamps
+        }
     }
 
     /// The exact-seek target recorded by ``flush(dropFramesBefore:)`` when it moved to `serial`; nil
