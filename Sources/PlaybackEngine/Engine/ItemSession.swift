@@ -191,7 +191,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         case .readError(let e):
             let callback: (@Sendable (any Error) -> Void)? = lock.withLock {
                 readError = e
-                return onReadError
+                return _onReadError
             }
             callback?(e)
         default:
