@@ -8,11 +8,20 @@ import XCTest
 /// completes exactly once, and a seek that completes `true` shows a picture the playhead has reached (the nearest one
 /// that could be decoded when the pictures at the target could not).
 ///
-/// `OAVF_MUTANT_SEEDS=1-300` checks a range of seeds instead of the regression list (a search for new failures).
+/// `OAVF_MUTANT_SEEDS=1-300` checks a range of seeds instead of the regression list (a search for new failures;
+/// `3-3000/6` takes every sixth seed, one recipe), and `OAVF_MUTANT_KEEP=folder` keeps the files that fail.
 final class CorruptMediaSeekTests: XCTestCase {
-    /// Seeds whose mutants once crashed the demux thread: a read that failed after preparation took the session's
-    /// lock twice (117 and 393: bits flipped in the `moov`).
-    static let regressionSeeds: [UInt64] = [117, 393]
+    /// Seeds whose mutants once failed:
+    /// - 14, 44, 56, 86, 97, 115 (zeroed or noisy runs over the pictures around 3.3 s): the seek completed `true` and
+    ///   showed the next picture that could be decoded (3.43 … 5.27 s) while the playhead stayed on 3.3 s, so a video
+    ///   output had no picture for the current time and `avplay frame --at 3.3 --exact` waited until it gave up;
+    /// - 1227 (bits flipped in the `moov`: the video's samples after the target cannot be read): the seek completed
+    ///   `true` with no picture, so a frame grab waited for one; it now completes `false`;
+    /// - 1665 (bits flipped in the `moov`: the pictures after 3.3 s are stamped 8741 s): the picture was shown while
+    ///   the playhead stayed on the target;
+    /// - 117 and 393 (bits flipped in the `moov`): a read that failed after preparation took the session's lock twice
+    ///   and crashed the demux thread.
+    static let regressionSeeds: [UInt64] = [14, 44, 56, 86, 97, 115, 1227, 1665, 117, 393]
 
     /// What happened to one mutant.
     struct Outcome: CustomStringConvertible {
@@ -25,9 +34,11 @@ final class CorruptMediaSeekTests: XCTestCase {
         guard let spec = ProcessInfo.processInfo.environment["OAVF_MUTANT_SEEDS"], !spec.isEmpty else {
             return Self.regressionSeeds
         }
+        // "1-300", "5,9,12", or "3-3000/6" (every sixth seed: one recipe only).
         return spec.split(separator: ",").flatMap { part -> [UInt64] in
-            let bounds = part.split(separator: "-").compactMap { UInt64($0) }
-            if bounds.count == 2 { return Array(bounds[0]...bounds[1]) }
+            let (range, step) = part.split(separator: "/").map(String.init).splitStep()
+            let bounds = range.split(separator: "-").compactMap { UInt64($0) }
+            if bounds.count == 2 { return Array(stride(from: bounds[0], through: bounds[1], by: step)) }
             return bounds
         }
     }
@@ -43,7 +54,13 @@ final class CorruptMediaSeekTests: XCTestCase {
             let url = folder.appendingPathComponent("mutant-\(seed).mp4")
             try mutant.data.write(to: url)
             let outcome = seekOnce(in: url, mutant: mutant.description)
-            if outcome.failure != nil { failures.append(outcome) }
+            if outcome.failure != nil {
+                failures.append(outcome)
+                // OAVF_MUTANT_KEEP=folder keeps the failing files for a closer look.
+                if let keep = ProcessInfo.processInfo.environment["OAVF_MUTANT_KEEP"] {
+                    try? mutant.data.write(to: URL(fileURLWithPath: keep).appendingPathComponent("mutant-\(seed).mp4"))
+                }
+            }
             try? FileManager.default.removeItem(at: url)
         }
         XCTAssertEqual(failures.map(\.description), [], "\(failures.count) of \(seeds.count) mutants")
@@ -79,8 +96,10 @@ final class CorruptMediaSeekTests: XCTestCase {
         let now = item.currentTime()
         let shown = v.frames.entries.dropFirst(shownBefore)
         guard let picture = shown.last else {
-            // The decoder finished without a picture at or after the target (damage to the end): nothing to show.
-            return Outcome(mutant: mutant)
+            // `true` promises the picture at the playhead (the target lies well inside the 10 s file) when the item
+            // shows video at all (a damaged `moov` can leave the video track without samples or codec).
+            if shownBefore == 0 { return Outcome(mutant: mutant) }
+            return Outcome(mutant: mutant, failure: "completed true without a picture")
         }
         if picture.time > now {
             return Outcome(
@@ -98,5 +117,12 @@ final class CorruptMediaSeekTests: XCTestCase {
             RunLoop.main.run(until: Date().addingTimeInterval(0.005))
         }
         return true
+    }
+}
+
+extension [String] {
+    /// `["3-3000", "6"]` → `("3-3000", 6)`; `["1-9"]` → `("1-9", 1)`.
+    fileprivate func splitStep() -> (String, UInt64.Stride) {
+        (first ?? "", count > 1 ? UInt64.Stride(self[1]) ?? 1 : 1)
     }
 }

@@ -49,6 +49,8 @@ package final class Demuxer: @unchecked Sendable {
         var abortRequested = false
         /// Seeks performed (for tests and statistics).
         var seeksPerformed = 0
+        /// Reads that failed and were skipped (damaged data).
+        var readErrors = 0
         /// The latest seek not yet performed.
         var pendingSeek: SeekRequest?
         /// The latest routing table not yet applied.
@@ -174,6 +176,9 @@ package final class Demuxer: @unchecked Sendable {
     /// Seeks performed so far (coalesced requests count once): scrubbing tests check it stays small.
     package var seeksPerformed: Int { control.withLock { shared.seeksPerformed } }
 
+    /// Reads that failed on damaged data and were skipped so far (the demuxer goes on with the next packet).
+    package var readErrors: Int { control.withLock { shared.readErrors } }
+
     /// Replaces the routing table (e.g. another audio track): streams that leave stop being read (their
     /// queues are left to the owner), new streams are read from the current position on; a new queue
     /// gets an end-of-stream marker at once if the input already ended. Asynchronous.
@@ -269,6 +274,7 @@ package final class Demuxer: @unchecked Sendable {
                 return
             }
             consecutiveErrors += 1
+            control.withLock { shared.readErrors += 1 }
             if consecutiveErrors >= Self.maximumConsecutiveReadErrors || source.ioError != nil {
                 reachEnd(with: .readError(source.ioError ?? error))
             }
