@@ -10,6 +10,9 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     private let fd: Int32
     private let root: URL
     private let stopped = Atomic<Bool>(false)
+    private let requests = Atomic<Int>(0)
+    /// Requests received so far (whatever they asked for).
+    var requestCount: Int { requests.load(ordering: .relaxed) }
     /// Bytes at or after this offset of any file are held back until ``openGate()`` (stall tests).
     private let gateOffset: Int?
     private let gate = NSCondition()
@@ -86,6 +89,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         let lines = text.components(separatedBy: "\r\n")
         let parts = lines.first?.split(separator: " ") ?? []
         guard parts.count >= 2 else { return }
+        requests.add(1, ordering: .relaxed)
         let path = String(parts[1].dropFirst())
         if path.hasPrefix("status/"), let code = Int(path.dropFirst(7)) {
             send(client, "HTTP/1.1 \(code) Test\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", body: [])
