@@ -8,7 +8,7 @@ SWIFT ?= swift
 FIXTURE_CACHE ?= $(CURDIR)/.cache/fixtures
 export OAVF_FIXTURE_CACHE := $(FIXTURE_CACHE)
 
-.PHONY: all build play test lint format fixtures golden bench bootstrap demo clean
+.PHONY: all build play test lint format fixtures golden bench bootstrap demo clean sanitize sanitize-address sanitize-thread fuzz
 
 all: build
 
@@ -50,6 +50,22 @@ test: bootstrap fixtures lint
 golden: bootstrap fixtures
 	OAVF_UPDATE_GOLDEN=1 OAVF_FIXTURES="$$(scripts/make-fixtures)" \
 		$(SWIFT) test --disable-swift-testing --filter 'PlaybackEngineTests.PlaybackDumpTests'
+
+# The suite under AddressSanitizer, then ThreadSanitizer, each in its own scratch path (instrumented builds cannot
+# share objects). SANITIZE_FILTER narrows the tests (e.g. 'PlaybackEngineTests|AVFoundationTests').
+SANITIZE_FILTER ?=
+SANITIZE_TEST_ARGS = --disable-swift-testing $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)')
+
+sanitize: sanitize-address sanitize-thread
+
+sanitize-address: bootstrap fixtures
+	OAVF_FIXTURES="$$(scripts/make-fixtures)" timeout --kill-after=30 3600 stdbuf -oL -eL \
+		$(SWIFT) test --sanitize=address --scratch-path .build/asan $(SANITIZE_TEST_ARGS)
+
+sanitize-thread: bootstrap fixtures
+	OAVF_FIXTURES="$$(scripts/make-fixtures)" TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+		timeout --kill-after=30 3600 stdbuf -oL -eL \
+		$(SWIFT) test --sanitize=thread --scratch-path .build/tsan $(SANITIZE_TEST_ARGS)
 
 bench: bootstrap fixtures
 	@scripts/bootstrap --bench
