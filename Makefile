@@ -87,7 +87,7 @@ fuzz: bootstrap fixtures
 		mkdir -p .build/fuzz-corpus/$$h; \
 		for f in $(FUZZ_SEEDS); do cp -n "$$fixtures/$$f" .build/fuzz-corpus/$$h/ 2>/dev/null || true; done; \
 		echo "== $$h: $(FUZZ_RUNS) runs"; \
-		SDL_AUDIODRIVER=dummy .build/fuzz/debug/$$h .build/fuzz-corpus/$$h -runs=$(FUZZ_RUNS) \
+		SDL_AUDIODRIVER=dummy LSAN_OPTIONS=suppressions=Fuzz/lsan.supp .build/fuzz/debug/$$h .build/fuzz-corpus/$$h -runs=$(FUZZ_RUNS) \
 			-max_len=1048576 -timeout=120 -rss_limit_mb=4096 -print_final_stats=1 \
 			-artifact_prefix=Fuzz/artifacts/$$h- || exit 1; \
 	done
