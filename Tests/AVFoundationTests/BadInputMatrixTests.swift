@@ -124,6 +124,25 @@ final class BadInputMatrixTests: XCTestCase {
         XCTAssertEqual(frames.compactMap(\.index).max(), 89)
     }
 
+    /// A header stating a duration (1.5 s) shorter than its streams (3 s), as a fuzzed WebM did: plays to the stated
+    /// end and ends there. (It used to play to 1.5 s and never end: the pictures after it filled the queue, the video
+    /// decoder waited behind them and the end waited for the decoder.)
+    func test_durationShorterThanTheStreams_endsAtTheStatedEnd() throws {
+        var data = try Data(contentsOf: try fixture(.vp9OpusWebM))
+        // The Segment Info Duration element: ID 0x4489, size 8, a big-endian double in milliseconds.
+        let id = try XCTUnwrap(data.firstRange(of: Data([0x44, 0x89, 0x88])))
+        withUnsafeBytes(of: Double(1500).bitPattern.bigEndian) {
+            data.replaceSubrange(id.upperBound..<id.upperBound + 8, with: $0)
+        }
+        let url = folder.appendingPathComponent("short.webm")
+        try data.write(to: url)
+        let (item, frames, ended) = try playToEnd(url)
+        XCTAssertEqual(item.status, .readyToPlay)
+        XCTAssertEqual(item.duration.seconds, 1.5, accuracy: 0.001)
+        XCTAssertTrue(ended, "the item ends at its stated end")
+        XCTAssertGreaterThanOrEqual(frames.compactMap(\.index).max() ?? 0, 40, "the pictures up to 1.5 s were shown")
+    }
+
     /// A 1 MHz PCM WAV (ffmpeg writes it): plays, resampled, to its end.
     func test_oneMegahertzSampleRate_plays() throws {
         let url = folder.appendingPathComponent("1mhz.wav")
