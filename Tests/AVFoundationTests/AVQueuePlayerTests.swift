@@ -99,7 +99,10 @@ final class AVPlayerLooperTests: XCTestCase {
         let late = residentMegabytes()
         looper.disableLooping()
         queue.pause()
-        XCTAssertLessThan(late - early, 15, "RSS grew from \(early) MB to \(late) MB over 90 loops")
+        // AddressSanitizer's quarantine keeps freed memory resident: the bound means nothing there.
+        if !Sanitizers.isAddressSanitizerActive {
+            XCTAssertLessThan(late - early, 15, "RSS grew from \(early) MB to \(late) MB over 90 loops")
+        }
     }
 }
 

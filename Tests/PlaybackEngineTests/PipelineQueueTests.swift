@@ -94,18 +94,22 @@ final class PipelineQueueTests: XCTestCase {
         queue.setConsumerWakeup(wakeup)
         queue.put(packets[0])
         let signalled = Locked(false)
+        // Set by the waiter while it holds `wakeup`, which it keeps until `wait` releases it: whoever then takes
+        // `wakeup` and sees the flag knows the waiter is blocked inside `wait`, so the signal cannot come too early.
+        let aboutToWait = Locked(false)
         let waiting = expectation(description: "waiter woke")
         Thread.detachNewThread {
             wakeup.lock()
-            let woke = wakeup.wait(timeout: 5)
+            aboutToWait.withLock { $0 = true }
+            let woke = wakeup.wait(timeout: 30)
             wakeup.unlock()
             signalled.withLock { $0 = woke }
             waiting.fulfill()
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        while !wakeup.withLock({ aboutToWait.current }) { sched_yield() }
         _ = queue.get(blocking: false)
-        wait(for: [waiting], timeout: 6)
-        XCTAssertTrue(signalled.current)
+        wait(for: [waiting], timeout: 31)
+        XCTAssertTrue(signalled.current, "the waiter was woken by the signal, not by its timeout")
     }
 
     func test_frameQueue_ringBlocksTheWriterWhileFull() {

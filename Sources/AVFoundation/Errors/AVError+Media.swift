@@ -58,6 +58,14 @@ extension AVError {
             return .media(
                 .fileFormatNotRecognized, "“\(name)” is a folder, not a media file.", url: url, posix: EISDIR)
         }
+        if (st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK {
+            // Opening a pipe with no writer waits until one comes, perhaps for ever: refuse it.
+            let kind = (st.st_mode & S_IFMT) == S_IFIFO ? "a named pipe" : "a socket"
+            return .media(
+                .fileFormatNotRecognized, "“\(name)” is \(kind), not a media file.",
+                reason: "Only regular files and devices are read; reading \(kind) could wait for ever.", url: url,
+                posix: ESPIPE)
+        }
         if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 {
             return .media(
                 .fileFormatNotRecognized, "The file “\(name)” is empty.",

@@ -63,6 +63,8 @@ package final class Demuxer: @unchecked Sendable {
         var seeksPerformed = 0
         /// Exact seeks that continued forward without seeking (for tests and statistics).
         var seeksContinued = 0
+        /// Reads that failed and were skipped (damaged data).
+        var readErrors = 0
         /// The latest seek not yet performed.
         var pendingSeek: SeekRequest?
         /// The latest routing table not yet applied.
@@ -198,6 +200,8 @@ package final class Demuxer: @unchecked Sendable {
 
     /// Exact seeks that continued forward without seeking so far (not counted in ``seeksPerformed``).
     package var seeksContinued: Int { control.withLock { shared.seeksContinued } }
+    /// Reads that failed on damaged data and were skipped so far (the demuxer goes on with the next packet).
+    package var readErrors: Int { control.withLock { shared.readErrors } }
 
     /// Replaces the routing table (e.g. another audio track): streams that leave stop being read (their
     /// queues are left to the owner), new streams are read from the current position on; a new queue
@@ -294,6 +298,7 @@ package final class Demuxer: @unchecked Sendable {
                 return
             }
             consecutiveErrors += 1
+            control.withLock { shared.readErrors += 1 }
             if consecutiveErrors >= Self.maximumConsecutiveReadErrors || source.ioError != nil {
                 reachEnd(with: .readError(source.ioError ?? error))
             }

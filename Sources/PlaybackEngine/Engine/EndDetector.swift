@@ -41,8 +41,12 @@ struct EndDetector {
             || (audioPlayed
                 ? renderer.isDrained || (atEnd && session.isAudioDecoderFinished)
                 : session.isAudioDecoderFinished)
+        // Pictures past the end of the timeline can never be shown (a header stating a duration shorter than its
+        // streams): at the end, video counts as done whatever its queue still holds, or playback would wait for ever
+        // on a decoder blocked behind them.
+        let videoDone = session.isVideoFinished || atEnd
         // With every track disabled the timeline still runs to its end.
-        let mediaDone = session.hasVideo || session.hasAudio ? session.isVideoFinished && audioDone : atEnd
+        let mediaDone = session.hasVideo || session.hasAudio ? videoDone && audioDone : atEnd
         guard reachedEndTime || mediaDone else { return .playing }
         // How far the media got: the playhead, or further where skipped pictures (high rates) never came out.
         let mediaEnd = max(t, session.videoInputEnd ?? t)

@@ -292,6 +292,27 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Pictures the video decoder delivered (skipped pictures are never decoded, so never counted).
     package var videoFramesDecoded: Int { lock.withLock { videoDecoder }?.status.framesDecoded ?? 0 }
 
+    /// The item time range the video stream's header states (start and duration), nil without video or when the
+    /// container does not say.
+    package var statedVideoRange: CMTimeRange? {
+        guard let index = descriptor.videoStream else { return nil }
+        let info = lock.withLock { streamInfo }
+        guard index < info.count, let start = info[index].startTime, let duration = info[index].duration else {
+            return nil
+        }
+        let base = info[index].timeBase
+        return CMTimeRange(
+            start: itemTime(CMTime(ffmpeg: start, timeBase: base)), duration: CMTime(ffmpeg: duration, timeBase: base))
+    }
+
+    /// Damage seen so far: reads the demuxer skipped and errors the video decoder counted (rejected packets, failed
+    /// receives, corrupt pictures). A seek that sees this grow landed in damaged data.
+    package var damageCount: Int {
+        let demuxer: Demuxer? = lock.withLock { self.demuxer }
+        let decoder: VideoDecoder? = lock.withLock { videoDecoder }
+        return (demuxer?.readErrors ?? 0) + (decoder?.status.decodeErrorCount ?? 0)
+    }
+
     /// Pictures the video decoder decoded and dropped (before an exact-seek target, or of a stale serial).
     package var videoFramesDropped: Int { lock.withLock { videoDecoder }?.status.framesDropped ?? 0 }
 

@@ -28,6 +28,8 @@ final class SeekCoordinator {
         /// For a silent repositioning while playing: the host time of `target`; the clock resumes on that anchor,
         /// so time that passed meanwhile still counts.
         var resumeHost: UInt64?
+        /// The session's damage count when the seek began (more since: the target lies in damaged data).
+        var damageAtBegin = 0
         var isExact: Bool { mode == .exact }
     }
 
@@ -51,6 +53,9 @@ final class SeekCoordinator {
     static let pollInterval = 0.01
     /// Wait for the demuxer to perform a seek between checks (seconds).
     static let seekPollInterval = 0.002
+    /// A target this far before the next decodable picture, or before the video's stated end without one, lies in
+    /// a stretch of video that is missing (no healthy file has pictures a second apart or ends its video early).
+    static let pictureGap = CMTime(value: 1, timescale: 1)
 
     /// The seek to begin at the next step (latest wins).
     private(set) var pending: Seek?
@@ -214,6 +219,8 @@ final class SeekCoordinator {
             return
         }
         displaced = nil
+        var seek = seek
+        seek.damageAtBegin = seek.session.damageCount
         seek.session.setCachesPictures(transport.rate == 0)
         let playhead = transport.playhead
         let fillingCache = paused && seek.target < playhead && playhead - seek.target <= Self.cacheFillDistance
@@ -311,7 +318,20 @@ final class SeekCoordinator {
             }
         }
         awaiting = nil
-        let time = seek.isExact && !seek.landsOnPictureStart ? seek.target : max(landed, .zero)
+        var time = seek.isExact && !seek.landsOnPictureStart ? seek.target : max(landed, .zero)
+        // Damaged data: the pictures at the target could not be read or decoded.
+        let damaged = session.damageCount > seek.damageAtBegin
+        let stated = session.statedVideoRange
+        if landed > time, damaged || (landed > seek.target + Self.pictureGap && seek.target >= stated?.start ?? .zero) {
+            // Land on the nearest picture that could be decoded, so the picture shown is the one at the playhead (a
+            // video output asked for the current time gets it). A target before the video's start keeps its time.
+            time = landed
+        }
+        // No picture at or after the target could be read or decoded although the video goes on there: the seek
+        // moves the playhead but reports `false`, so a caller waiting for the picture (a frame grab) knows none comes.
+        let pictureless =
+            seek.isExact && !seek.silent && session.videoFrames?.count == 0 && session.isVideoDecoderFinished
+            && (damaged || stated.map { seek.target + Self.pictureGap < $0.end } ?? false)
         audio.renderer.discard(before: time)
         transport.halt(at: time)
         if let host = seek.resumeHost, transport.rate != 0 {
@@ -330,7 +350,7 @@ final class SeekCoordinator {
         presenter.showFirstFrame(session)
         items.update(session) { $0.hasShownFirstFrame = true }
         if jumped { observers.event(at: time) }
-        outbox.complete(seek.completion, true)
+        outbox.complete(seek.completion, !pictureless)
         return 0
     }
 

@@ -42,9 +42,30 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
         self.init(location: url.mediaLocation, sourceOptions: sourceOptions)
     }
 
-    /// The options libavformat gets.
+    /// The options libavformat gets: ``sourceOptions``' own, the protocol whitelist for the location, then
+    /// ``options`` (which win).
     package var effectiveOptions: [String: String] {
-        sourceOptions.libavformatOptions(isLocal: isLocal).merging(options) { _, given in given }
+        var own = sourceOptions.libavformatOptions(isLocal: isLocal)
+        own["protocol_whitelist"] = Self.protocolWhitelist(for: location)
+        return own.merging(options) { _, given in given }
+    }
+
+    /// The libavformat protocols an input at `location` may open, for itself and for everything it refers to
+    /// (`protocol_whitelist`; libavformat hands it down to nested opens: HLS segments and keys, concat parts, MOV
+    /// data references), so a file or playlist cannot make the player open other URLs or local files:
+    /// - a local file: `file`, and `crypto`, which only decrypts what `file` reads (AES-128 HLS segments of a local
+    ///   playlist). No network (a local playlist cannot make the player connect anywhere), no `pipe`, `fd`, `data`,
+    ///   `subfile`, `concat` (byte ranges of, or joins with, other files).
+    /// - an `http` or `https` URL: `http,https,tcp,tls,crypto` (redirects between the two, TLS over TCP, AES-128 HLS).
+    ///   No `file`: a remote playlist cannot read local files.
+    /// - anything else the user named (`rtmp:`, `pipe:` …): that protocol and the network transports beneath it
+    ///   (`tcp,udp,tls,rtp`), never `file`.
+    package static func protocolWhitelist(for location: String) -> String {
+        switch FormatContext.protocolName(for: location) ?? "file" {
+        case "file": "file,crypto"
+        case "http", "https": "http,https,tcp,tls,crypto"
+        case let other: "\(other),tcp,udp,tls,rtp"
+        }
     }
 
     package func open() throws(FFmpegError) {
