@@ -215,7 +215,12 @@ enum SeekBenchCommand {
 extension FrameGrabber {
     /// Waits until the output has the picture at the item's current time and returns that picture's own time.
     func currentPicture() async throws -> CMTime {
-        try await waitForPicture("no first picture came") { _ in true }
+        // The first picture may start after item time zero (MPEG-TS: the audio starts first): ask for its time (a
+        // millisecond later, so that the picture's own rounding of it cannot fall after the question).
+        let track = try await item.asset.loadTracks(withMediaType: .video).first
+        let start = try await track?.load(.timeRange).start ?? .zero
+        let first = start.isNumeric ? start + CMTime(value: 1, timescale: 1000) : .zero
+        return try await waitForPicture("no first picture came", at: { max($0, first) }) { _ in true }
     }
 
     /// Steps one picture back (`step(byCount: -1)`) and returns the time of the picture the output then has.
@@ -229,11 +234,13 @@ extension FrameGrabber {
 
     /// Polls every 0.25 ms (letting the main queue deliver the player's changes) until the item's current time
     /// satisfies `isNew` and the output has a new picture for it; returns that picture's time.
-    private func waitForPicture(_ what: String, isNew: (CMTime) -> Bool) async throws -> CMTime {
+    private func waitForPicture(
+        _ what: String, at time: (CMTime) -> CMTime = { $0 }, isNew: (CMTime) -> Bool
+    ) async throws -> CMTime {
         let deadline = Date().addingTimeInterval(30)
         while true {
             if item.status == .failed { throw item.error ?? Failure(description: "the item failed") }
-            let now = item.currentTime()
+            let now = time(item.currentTime())
             if isNew(now), output.hasNewPixelBuffer(forItemTime: now) {
                 var shown = CMTime.invalid
                 if output.copyPixelBuffer(forItemTime: now, itemTimeForDisplay: &shown) != nil { return shown }
