@@ -114,22 +114,7 @@ final class HLSLadderTests: XCTestCase {
     }
 
     func test_exactSeeks_landOnTheirFrame_inTheVariant() throws {
-        let v = VirtualPlayer(mode: .manual)
-        let item = AVPlayerItem(url: masterURL)
-        v.player.replaceCurrentItem(with: item)
-        waitUntil("ready", timeout: 30) { item.status != .unknown }
-        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
-        let first = try XCTUnwrap(v.frames.entries.first)
-        for seconds in [5.0, 11.5, 0.5, 6.01, 3.99] {
-            let done = LockedBox<Bool?>(nil)
-            item.seek(
-                to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
-            ) { ok in done.withLock { $0 = ok } }
-            waitUntil("seek \(seconds)", timeout: 30) { done.withLock { $0 } != nil }
-            XCTAssertEqual(done.withLock { $0 }, true)
-            let expected = Int(((seconds - first.time.seconds) * 30).rounded(.down))
-            XCTAssertEqual(v.frames.indices.last ?? nil, expected, "at \(seconds) s")
-        }
+        try assertExactSeeksLand(on: masterURL, at: [5.0, 11.5, 0.5, 6.01, 3.99])
     }
 }
 
@@ -145,20 +130,12 @@ final class HLSSegmentFormatTests: XCTestCase {
         server.stop()
     }
 
-    /// Plays `fixture` to its end on an untimed clock; returns the frame indices shown.
-    private func playToEnd(_ fixture: HLSFixture) throws -> (VirtualPlayer, AVPlayerItem) {
-        let v = VirtualPlayer()
-        let item = AVPlayerItem(url: server.url(fixture.rawValue))
-        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
-        v.player.replaceCurrentItem(with: item)
-        v.player.play()
-        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
-        XCTAssertNil(item.error)
-        return (v, item)
+    private func playToEnd(_ fixture: HLSFixture) -> (VirtualPlayer, AVPlayerItem) {
+        AVFoundationTests.playToEnd(server.url(fixture.rawValue))
     }
 
     func test_fragmentedMP4_initSectionsAndSegments_playEveryFrameWithItsAudio() throws {
-        let (v, _) = try playToEnd(.fmp4)
+        let (v, _) = playToEnd(.fmp4)
         XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<HLSFixture.fmp4.facts.video.frameCount))
         let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
         XCTAssertEqual(
@@ -167,26 +144,11 @@ final class HLSSegmentFormatTests: XCTestCase {
     }
 
     func test_fragmentedMP4_exactSeeksLandOnTheirFrame() throws {
-        let v = VirtualPlayer(mode: .manual)
-        let item = AVPlayerItem(url: server.url(HLSFixture.fmp4.rawValue))
-        v.player.replaceCurrentItem(with: item)
-        waitUntil("ready", timeout: 30) { item.status != .unknown }
-        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
-        let first = try XCTUnwrap(v.frames.entries.first)
-        for seconds in [5.0, 11.5, 0.5, 6.01, 3.99] {
-            let done = LockedBox<Bool?>(nil)
-            item.seek(
-                to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
-            ) { ok in done.withLock { $0 = ok } }
-            waitUntil("seek \(seconds)", timeout: 30) { done.withLock { $0 } != nil }
-            XCTAssertEqual(done.withLock { $0 }, true)
-            let expected = Int(((seconds - first.time.seconds) * 30).rounded(.down))
-            XCTAssertEqual(v.frames.indices.last ?? nil, expected, "at \(seconds) s")
-        }
+        try assertExactSeeksLand(on: server.url(HLSFixture.fmp4.rawValue), at: [5.0, 11.5, 0.5, 6.01, 3.99])
     }
 
     func test_aes128_withAnExplicitIV_playsEveryFrame() throws {
-        let (v, _) = try playToEnd(.aes)
+        let (v, _) = playToEnd(.aes)
         XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<HLSFixture.aes.facts.video.frameCount))
     }
 }

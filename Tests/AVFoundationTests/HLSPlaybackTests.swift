@@ -128,17 +128,7 @@ final class HLSPlaybackTests: XCTestCase {
     }
 
     func test_vod_playsToTheEnd_everyFrameOnce() throws {
-        let v = VirtualPlayer()
-        let item = AVPlayerItem(url: server.url("vod.m3u8"))
-        let ended = LockedBox(false)
-        let token = NotificationCenter.default.addObserver(
-            forName: .AVPlayerItemDidPlayToEndTime, object: item, queue: nil
-        ) { _ in ended.withLock { $0 = true } }
-        defer { NotificationCenter.default.removeObserver(token) }
-        v.player.replaceCurrentItem(with: item)
-        v.player.play()
-        waitUntil("end", timeout: 60) { ended.withLock { $0 } || item.status == .failed }
-        XCTAssertNil(item.error)
+        let (v, _) = playToEnd(server.url("vod.m3u8"))
         XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<300))
         // Both channels' tones came through the segments intact.
         XCTAssertGreaterThan(v.audio.frameCount, 44_100 * 9)
@@ -190,17 +180,7 @@ final class HLSPlaybackTests: XCTestCase {
     }
 
     func test_aes128Segments_areDecrypted_andPlayEveryFrame() throws {
-        let v = VirtualPlayer()
-        let item = AVPlayerItem(url: server.url("aes.m3u8"))
-        let ended = LockedBox(false)
-        let token = NotificationCenter.default.addObserver(
-            forName: .AVPlayerItemDidPlayToEndTime, object: item, queue: nil
-        ) { _ in ended.withLock { $0 = true } }
-        defer { NotificationCenter.default.removeObserver(token) }
-        v.player.replaceCurrentItem(with: item)
-        v.player.play()
-        waitUntil("end", timeout: 60) { ended.withLock { $0 } || item.status == .failed }
-        XCTAssertNil(item.error)
+        let (v, _) = playToEnd(server.url("aes.m3u8"))
         XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<300))
     }
 

@@ -1,0 +1,42 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// Plays `url` to its end (or its failure) on an untimed virtual clock and returns the player and item; asserts the
+/// item has no error.
+func playToEnd(_ url: URL, file: StaticString = #filePath, line: UInt = #line) -> (VirtualPlayer, AVPlayerItem) {
+    let v = VirtualPlayer()
+    let item = AVPlayerItem(url: url)
+    let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+    v.player.replaceCurrentItem(with: item)
+    v.player.play()
+    waitUntil("end", timeout: 60, file: file, line: line) { ends.count == 1 || item.status == .failed }
+    XCTAssertNil(item.error, file: file, line: line)
+    return (v, item)
+}
+
+/// Opens `url` on a manual clock, then seeks exactly to each of `targets` in turn: each seek completes `true` and
+/// shows the frame whose interval holds its target (30 fps; frame k starts at the first frame's time + k/30).
+func assertExactSeeksLand(
+    on url: URL, at targets: [Double], file: StaticString = #filePath, line: UInt = #line
+) throws {
+    let v = VirtualPlayer(mode: .manual)
+    let item = AVPlayerItem(url: url)
+    v.player.replaceCurrentItem(with: item)
+    waitUntil("ready", timeout: 30, file: file, line: line) { item.status != .unknown }
+    waitUntil("first frame", timeout: 30, file: file, line: line) { !v.frames.entries.isEmpty }
+    let first = try XCTUnwrap(v.frames.entries.first, file: file, line: line)
+    for seconds in targets {
+        let done = LockedBox<Bool?>(nil)
+        item.seek(
+            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
+        ) { ok in done.withLock { $0 = ok } }
+        waitUntil("seek \(seconds)", timeout: 30, file: file, line: line) { done.withLock { $0 } != nil }
+        XCTAssertEqual(done.withLock { $0 }, true, "seek \(seconds)", file: file, line: line)
+        XCTAssertEqual(item.currentTime(), CMTime(seconds: seconds, preferredTimescale: 600), file: file, line: line)
+        let expected = Int(((seconds - first.time.seconds) * 30).rounded(.down))
+        XCTAssertEqual(v.frames.indices.last ?? nil, expected, "at \(seconds) s", file: file, line: line)
+    }
+}
