@@ -105,6 +105,15 @@ final class PictureCacheTests: XCTestCase {
         return done.withLock { $0 } ?? false
     }
 
+    /// Waits until the decoder has filled its picture queue (it decodes ahead until the queue is full), so that the
+    /// pictures counted afterwards are those the next requests cost, not ones still on their way under load.
+    private func waitForDecoderToSettle(_ session: ItemSession) {
+        waitUntil("decoder settled") {
+            guard let frames = session.videoFrames else { return true }
+            return frames.count >= frames.capacity
+        }
+    }
+
     /// Steps by `count` and waits for picture `expected`.
     private func step(_ item: AVPlayerItem, _ v: VirtualPlayer, by count: Int, to expected: Int) {
         item.step(byCount: count)
@@ -115,6 +124,7 @@ final class PictureCacheTests: XCTestCase {
         let (v, item, session) = try readyPlayer(.bPyramidH264)
         XCTAssertTrue(exactSeek(item, 3000))  // 5 s: picture 150
         for n in 1...35 { step(item, v, by: 1, to: 150 + n) }  // the pictures stepped through are cached
+        waitForDecoderToSettle(session)
         let produced = session.videoFramesProduced
         let seeks = session.seeksPerformed
         let hits = session.pictureCache.hits
@@ -134,6 +144,7 @@ final class PictureCacheTests: XCTestCase {
         XCTAssertTrue(exactSeek(item, 3000))  // 5 s: picture 150
         XCTAssertTrue(exactSeek(item, 2940))  // 0.1 s back: decodes every picture before it into the cache
         XCTAssertEqual(v.frames.indices.last ?? nil, 147)
+        waitForDecoderToSettle(session)
         let produced = session.videoFramesProduced
         for n in 1...20 {
             // 4.9 s down to 2.9 s, 0.1 s apart.

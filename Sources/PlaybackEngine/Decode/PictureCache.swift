@@ -18,9 +18,11 @@ package final class PictureCache: @unchecked Sendable {
     /// What a laptop user accepts by default: about 80 1080p pictures in 4:2:0, 20 in 4K (mpv keeps 50 MiB of
     /// packets behind the playhead; decoded pictures are what a backward step needs).
     package static let defaultByteLimit = 256 << 20
-    /// At most this share of the memory available when the cache is made: on a machine short of memory the cache
-    /// shrinks first.
+    /// At most this share of the memory available (checked when the cache is made, when its limit is set, and every
+    /// ``memoryCheckInterval`` insertions): on a machine short of memory the cache shrinks first.
     static let availableMemoryShare = 4
+    /// Insertions between two looks at the memory available.
+    static let memoryCheckInterval = 16
 
     /// One cached picture.
     private struct Entry {
@@ -42,30 +44,58 @@ package final class PictureCache: @unchecked Sendable {
     private var anchor: CMTime = .zero
     /// Lookups answered; guarded by `lock`.
     private var hitCount = 0
+    /// The limit asked for (``byteLimit``'s setter), before the memory cap; guarded by `lock`.
+    private var requestedLimit: Int
+    /// Insertions since the memory available was last looked at; guarded by `lock`.
+    private var insertionsSinceMemoryCheck = 0
+    /// Bytes of memory available (`MemAvailable`), nil when unknown.
+    private let availableMemory: @Sendable () -> Int?
 
-    /// A cache holding at most `byteLimit` bytes of pictures (less when the machine has less memory available).
-    package init(byteLimit: Int = PictureCache.defaultByteLimit) {
-        limit = Self.effectiveLimit(byteLimit)
+    /// A cache holding at most `byteLimit` bytes of pictures (less when the machine has less memory available, as
+    /// `availableMemory` says; by default `/proc/meminfo`'s `MemAvailable`).
+    package init(
+        byteLimit: Int = PictureCache.defaultByteLimit,
+        availableMemory: @escaping @Sendable () -> Int? = PictureCache.memoryAvailable
+    ) {
+        self.availableMemory = availableMemory
+        requestedLimit = max(0, byteLimit)
+        limit = Self.cap(requestedLimit, available: availableMemory())
     }
 
-    /// `requested`, capped by ``availableMemoryShare`` of the memory available (`MemAvailable`) when known.
-    static func effectiveLimit(_ requested: Int) -> Int {
-        let requested = max(0, requested)
+    /// `MemAvailable` from `/proc/meminfo`, in bytes.
+    package static let memoryAvailable: @Sendable () -> Int? = {
         guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
             let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-        else { return requested }
-        return min(requested, kilobytes * 1024 / availableMemoryShare)
+        else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// `requested`, capped by ``availableMemoryShare`` of `available` when known.
+    static func cap(_ requested: Int, available: Int?) -> Int {
+        guard let available else { return requested }
+        return min(requested, max(0, available) / availableMemoryShare)
     }
 
     /// The byte limit in force.
     package var byteLimit: Int {
         get { lock.withLock { limit } }
         set {
+            let available = availableMemory()
             lock.withLock {
-                limit = Self.effectiveLimit(newValue)
+                requestedLimit = max(0, newValue)
+                limit = Self.cap(requestedLimit, available: available)
                 evict()
             }
+        }
+    }
+
+    /// Looks at the memory available again and shrinks (or regrows up to the limit asked for) the limit in force.
+    private func recheckMemory() {
+        let available = availableMemory()
+        lock.withLock {
+            limit = Self.cap(requestedLimit, available: available)
+            evict()
         }
     }
 
@@ -87,6 +117,13 @@ package final class PictureCache: @unchecked Sendable {
     /// then evicts down to the limit. A picture already held is replaced (its link kept when the new one has none).
     func insert(_ frame: VideoFrame, previous: CMTime?) {
         let size = Self.byteSize(of: frame.pixelBuffer)
+        let check: Bool = lock.withLock {
+            insertionsSinceMemoryCheck += 1
+            guard insertionsSinceMemoryCheck >= Self.memoryCheckInterval else { return false }
+            insertionsSinceMemoryCheck = 0
+            return true
+        }
+        if check { recheckMemory() }
         lock.withLock {
             guard size <= limit else { return }
             let index = insertionIndex(frame.pts)
