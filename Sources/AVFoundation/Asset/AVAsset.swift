@@ -176,9 +176,17 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         return combos.map { AVMediaSelection(asset: self, groups: groups, selections: $0) }
     }
 
-    /// The locales of chapter metadata: always empty (chapters are not read here).
+    /// The locales of the chapter titles (from each chapter's language tag; `und` for titles without one), empty
+    /// when the container has no chapters.
     @available(iOS, deprecated: 16.0, message: "Use load(.availableChapterLocales) instead")
-    open var availableChapterLocales: [Locale] { [] }
+    open var availableChapterLocales: [Locale] {
+        var seen: [String] = []
+        for chapter in (try? description())?.chapters ?? [] {
+            let tag = Self.chapterLanguage(chapter)
+            if !seen.contains(tag) { seen.append(tag) }
+        }
+        return seen.map { Locale(identifier: $0) }
+    }
 
     /// A hint of the overall duration: always `.invalid` (the duration is loaded instead).
     @available(iOS, deprecated: 16.0, message: "Use load(.overallDurationHint) instead")

@@ -48,6 +48,8 @@ struct AssetDescription: Sendable {
     var tracks: [Track]
     /// A streamed presentation's variants (HLS), in playlist order; empty for files.
     var variants: [VariantDescription] = []
+    /// The container's chapters, in asset time (relative to ``timeOrigin``), in order.
+    var chapters: [ChapterDescription] = []
     var containerMetadata: [String: String]
     var byteSize: Int64?
     var bitRate: Int64?
@@ -84,6 +86,11 @@ struct AssetDescription: Sendable {
         let originMicroseconds = max(0, media.startTimeMicroseconds ?? 0)
         timeOrigin = CMTime(value: originMicroseconds, timescale: 1_000_000)
         variants = media.variants
+        let origin = timeOrigin
+        chapters = media.chapters.map { c in
+            ChapterDescription(
+                start: max(.zero, c.start - origin), end: max(.zero, c.end - origin), metadata: c.metadata)
+        }
 
         var tracks: [Track] = []
         var usedIDs = Set<CMPersistentTrackID>()

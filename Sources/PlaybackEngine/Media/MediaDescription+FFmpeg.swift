@@ -1,3 +1,4 @@
+import CoreMedia
 import FFmpegBridge
 
 // Building the engine's descriptions from what libavformat reports; internal to the engine, so no FFmpeg type
@@ -15,5 +16,10 @@ extension MediaDescription {
         byteSize = info.byteSize
         metadata = info.metadata
         streams = info.streams.map(StreamDescription.init)
+        chapters = info.chapters.map { c in
+            ChapterDescription(
+                start: CMTime(ffmpeg: c.start, timeBase: c.timeBase), end: CMTime(ffmpeg: c.end, timeBase: c.timeBase),
+                metadata: c.metadata)
+        }
     }
 }

@@ -26,6 +26,8 @@ package struct MediaDescription: Sendable {
     package var isLive = false
     /// The variants a streamed presentation offers (HLS), in playlist order; empty for files.
     package var variants: [VariantDescription] = []
+    /// The container's chapters, in order.
+    package var chapters: [ChapterDescription] = []
     /// The streams, in container order (``StreamDescription/index`` is the position).
     package var streams: [StreamDescription] = []
 
