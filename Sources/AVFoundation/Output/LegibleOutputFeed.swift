@@ -12,7 +12,9 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
     /// Set once by the output's initializer, before the feed is registered with an engine.
     var owner: WeakLegibleOutput?
 
-    /// Guards every `var` below.
+    /// Guards every `var` below. Deliveries are handed to the output (which queues them for its delegate) under it,
+    /// so that those the engine thread and the subtitle reader decide keep their order; nobody takes this lock while
+    /// holding the item's or the output's.
     private let lock = NSLock()
     /// The session followed (the item's, while it belongs to a player).
     private var session: ItemSession?
@@ -26,6 +28,8 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
     private var shown: [SubtitleCue] = []
     /// Whether the sequence delivered anything or followed a playhead (a flush of nothing is not reported).
     private var started = false
+    /// The playhead and rate last followed, to compare again when the store learns of more cues.
+    private var lastPlayhead: (time: CMTime, rate: Float)?
 
     /// Follows `newSession` (nil: nothing) from a new sequence.
     func setSession(_ newSession: ItemSession?) {
@@ -62,6 +66,11 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
                 store = current
                 self.script = nil
                 restart()
+                // Cues decoded after the playhead passed them (the reader still going while paused) still come.
+                current?.addObserver { [weak self, weak from, weak current] in
+                    guard let self, let from, let current else { return }
+                    self.storeChanged(current, session: from)
+                }
             }
             guard let store else { return nil }
             if self.script == nil, store.assHeader != nil || store.isComplete {
@@ -85,18 +94,29 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
             // The start of a sequence, and cues decoded after their time passed.
             show(rate < 0 ? store.shown(justBefore: target) : store.shown(at: target), at: target)
             last = target
-            return self.script ?? ASSScript()
+            lastPlayhead = (itemTime, rate)
+            let script = self.script ?? ASSScript()
+            if flushed { output.notifySequenceWasFlushed() }
+            for d in deliveries { output.deliver(d.cues, script: script, at: d.time) }
+            return script
         }
-        if flushed { output.notifySequenceWasFlushed() }
-        guard let script else { return }
-        for d in deliveries { output.deliver(d.cues, script: script, at: d.time) }
+        _ = script
+    }
+
+    /// The store followed learned of more cues (or finished): compares again at the last playhead, on the reader's
+    /// thread.
+    private func storeChanged(_ changed: SubtitleCueStore, session: ItemSession) {
+        let playhead: (time: CMTime, rate: Float)? = lock.withLock {
+            changed === store ? lastPlayhead : nil
+        }
+        guard let playhead else { return }
+        playheadMoved(to: playhead.time, rate: playhead.rate, session: session)
     }
 
     func flush(session current: ItemSession?) {
-        let report: Bool = lock.withLock {
+        lock.withLock {
             defer { restart() }
-            return started
+            if started { owner?.output?.notifySequenceWasFlushed() }
         }
-        if report { owner?.output?.notifySequenceWasFlushed() }
     }
 }

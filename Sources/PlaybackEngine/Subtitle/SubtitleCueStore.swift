@@ -22,6 +22,8 @@ package final class SubtitleCueStore: @unchecked Sendable {
     private var _failure: FFmpegError?
     /// Bumped by every change, so readers can tell whether to look again.
     private var _version = 0
+    /// Called (outside the lock, on the thread that changed the store) after cues are added or the store finishes.
+    private var observers: [@Sendable () -> Void] = []
 
     package init(streamIndex: Int) {
         self.streamIndex = streamIndex
@@ -39,16 +41,18 @@ package final class SubtitleCueStore: @unchecked Sendable {
 
     /// Adds `cue` in start order, unless the same cue is already there.
     package func add(_ cue: SubtitleCue) {
-        lock.withLock {
+        let added: Bool = lock.withLock {
             let i = cues.firstIndex { $0.start > cue.start } ?? cues.count
             var j = i - 1
             while j >= 0 && cues[j].start == cue.start {
-                if cues[j].regions == cue.regions { return }
+                if cues[j].regions == cue.regions { return false }
                 j -= 1
             }
             cues.insert(cue, at: i)
             _version += 1
+            return true
         }
+        if added { notifyObservers() }
     }
 
     /// The stream was read to its end (or failed: `failure`).
@@ -58,6 +62,17 @@ package final class SubtitleCueStore: @unchecked Sendable {
             _failure = failure
             _version += 1
         }
+        notifyObservers()
+    }
+
+    /// Calls `handler` after every later change (cues added, the store finished): a reader of the store that is not
+    /// moving (a paused playhead) learns of cues decoded after their time.
+    package func addObserver(_ handler: @escaping @Sendable () -> Void) {
+        lock.withLock { observers.append(handler) }
+    }
+
+    private func notifyObservers() {
+        for observer in lock.withLock({ observers }) { observer() }
     }
 
     // MARK: Readers
