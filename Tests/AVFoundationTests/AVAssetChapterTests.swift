@@ -106,3 +106,44 @@ final class AVAssetChapterTests: XCTestCase {
         XCTAssertTrue(single.isEmpty)
     }
 }
+
+/// Cover art (an attached picture ffmpeg muxes in at test time) is an `artwork` item holding the image bytes.
+final class AVAssetArtworkTests: XCTestCase {
+    func test_coverArt_isAnArtworkItem_withTheImageBytes_M4AAndMP3() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-art-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cover = folder.appendingPathComponent("cover.png")
+        let made = try Subprocess.run(
+            "ffmpeg",
+            ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=red:s=64x48", "-frames:v", "1", cover.path])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let png = try Data(contentsOf: cover)
+        for (name, source, extra, space, key) in [
+            ("art.m4a", Fixture.audioOnly, [String](), AVMetadataKeySpace.iTunes, "covr"),
+            ("art.mp3", Fixture.audioMP3, ["-id3v2_version", "3"], AVMetadataKeySpace.id3, "APIC"),
+        ] {
+            let output = folder.appendingPathComponent(name)
+            let muxed = try Subprocess.run(
+                "ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", try fixture(source).path, "-i", cover.path, "-map", "0:a", "-map",
+                    "1",
+                    "-c", "copy", "-disposition:v", "attached_pic",
+                ] + extra + [output.path])
+            XCTAssertEqual(muxed.status, 0, muxed.stderr)
+            let asset = AVURLAsset(url: output)
+            let common = try await asset.load(.commonMetadata)
+            let art = try XCTUnwrap(
+                AVMetadataItem.metadataItems(from: common, filteredByIdentifier: .commonIdentifierArtwork).first, name)
+            XCTAssertEqual(art.dataValue, png, name)
+            XCTAssertEqual(art.dataType, kCMMetadataBaseDataType_PNG, name)
+            let all = try await asset.load(.metadata)
+            XCTAssertTrue(
+                all.contains {
+                    $0.keySpace == space && ($0.key as? NSString) == key as NSString && $0.dataValue == png
+                },
+                name)
+        }
+    }
+}

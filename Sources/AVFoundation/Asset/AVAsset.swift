@@ -79,7 +79,8 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         objects.withLock { cached in
             if let cached { return cached }
             let tracks = d.tracks.map { AVAssetTrack(asset: self, description: $0) }
-            let (metadata, format) = AVMetadataItem.items(fromContainer: d.containerMetadata, formatName: d.formatName)
+            var (metadata, format) = AVMetadataItem.items(fromContainer: d.containerMetadata, formatName: d.formatName)
+            metadata += d.artwork.map { AVMetadataItem.artwork($0.data, codecName: $0.codecName, format: format) }
             let built = Objects(
                 tracks: tracks, metadata: metadata, metadataFormat: format,
                 commonMetadata: AVMetadataItem.commonItems(from: metadata),

@@ -183,7 +183,7 @@ public struct AVMetadataIdentifier: RawRepresentable, Hashable, Sendable {
 /// immutable and fully loaded at creation, so the asynchronous loading API returns at once;
 /// ``AVMutableMetadataItem`` makes items of one's own.
 ///
-/// Differs from Apple: artwork (an attached picture stream in FFmpeg's view) is not exposed as an item.
+/// Cover art (an attached picture stream in FFmpeg's view) is an item whose value is the image bytes.
 open class AVMetadataItem: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
     /// The item's fields (immutable for this class; ``AVMutableMetadataItem`` changes them under `lock`).
     struct Fields {
@@ -448,6 +448,22 @@ extension AVMetadataItem {
         }
         let format: AVMetadataFormat = isMP4 ? .iTunesMetadata : isMP3 ? .id3Metadata : .ffmpeg
         return (items, format)
+    }
+
+    /// A cover-art item: the image bytes as `NSData` (`dataValue`), typed JPEG or PNG, under the key of the asset's
+    /// format (iTunes `covr`, ID3 `APIC`, else `artwork`), with the common key `artwork`.
+    static func artwork(_ data: Data, codecName: String, format: AVMetadataFormat) -> AVMetadataItem {
+        var f = Fields()
+        let (space, key): (AVMetadataKeySpace, String) =
+            format == .iTunesMetadata
+            ? (.iTunes, "covr") : format == .id3Metadata ? (.id3, "APIC") : (.ffmpeg, "artwork")
+        f.keySpace = space
+        f.key = NSString(string: key)
+        f.identifier = .make(keySpace: space, key: key)
+        f.commonKey = .commonKeyArtwork
+        f.value = NSData(data: data)
+        f.dataType = codecName == "png" ? kCMMetadataBaseDataType_PNG : kCMMetadataBaseDataType_JPEG
+        return AVMetadataItem(fields: f)
     }
 
     /// The common-key-space view of items (Apple's `commonMetadata`): one item per common key.

@@ -48,6 +48,8 @@ struct AssetDescription: Sendable {
     var tracks: [Track]
     /// A streamed presentation's variants (HLS), in playlist order; empty for files.
     var variants: [VariantDescription] = []
+    /// Cover art (image bytes and codec), in stream order.
+    var artwork: [(data: Data, codecName: String)] = []
     /// The container's chapters, in asset time (relative to ``timeOrigin``), in order.
     var chapters: [ChapterDescription] = []
     var containerMetadata: [String: String]
@@ -86,6 +88,7 @@ struct AssetDescription: Sendable {
         let originMicroseconds = max(0, media.startTimeMicroseconds ?? 0)
         timeOrigin = CMTime(value: originMicroseconds, timescale: 1_000_000)
         variants = media.variants
+        artwork = media.artwork
         let origin = timeOrigin
         chapters = media.chapters.map { c in
             ChapterDescription(

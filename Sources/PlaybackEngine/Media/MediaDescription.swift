@@ -1,4 +1,5 @@
 import CoreMedia
+import Foundation
 
 /// Everything the demuxer knows about an input after probing it: the container and its streams, in the engine's
 /// terms. ``MediaProbe/describe(url:options:cancellation:)`` builds it; the public layer makes an asset of it.
@@ -26,6 +27,9 @@ package struct MediaDescription: Sendable {
     package var isLive = false
     /// The variants a streamed presentation offers (HLS), in playlist order; empty for files.
     package var variants: [VariantDescription] = []
+    /// Cover art: the bytes of each attached picture (a JPEG or PNG image, as the container stores it) and its codec
+    /// ("mjpeg", "png" …), in stream order.
+    package var artwork: [(data: Data, codecName: String)] = []
     /// The container's chapters, in order.
     package var chapters: [ChapterDescription] = []
     /// The streams, in container order (``StreamDescription/index`` is the position).

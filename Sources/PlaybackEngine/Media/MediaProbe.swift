@@ -27,6 +27,11 @@ package enum MediaProbe {
         var description = MediaDescription(source.info)
         description.isLive = source.isLive
         description.variants = source.variants
+        for stream in description.streams where stream.dispositions.contains(.attachedPicture) {
+            if let picture = source.attachedPicture(stream: stream.index) {
+                description.artwork.append((picture.withData { Data($0) }, stream.codecName))
+            }
+        }
         if source.isLocal {
             for index in captionedVideoStreams(source, streams: description.streams) {
                 description.streams[index].hasClosedCaptions = true
