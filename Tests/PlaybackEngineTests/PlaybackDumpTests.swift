@@ -110,6 +110,7 @@ final class PlaybackDumpTests: XCTestCase {
         let a = try startA()
         var jumps = 0
         for count in [1, 1, 1, -1, -1, 3, -2] {
+            harness.waitForDecoderToSettle(a)
             harness.engine.step(a, by: count)
             jumps += 1
             harness.wait(for: "timeJumped(A)", count: jumps)
@@ -117,7 +118,8 @@ final class PlaybackDumpTests: XCTestCase {
         assertDump(
             "step-paused", scenario: "A paused at 0, stepped +1 +1 +1 -1 -1 +3 -2",
             notes: [
-                "commands: setQueue([A]), then step(A, by:) each once the previous one's timeJumped(A) came",
+                "commands: setQueue([A]), then step(A, by:) each once the previous one's timeJumped(A) came and the",
+                "  decoder has filled its queue",
                 "every step lands one picture per count away: the backward steps come from the picture cache,",
                 "  which links each picture to the one decoded right before it (Matroska's 33 ms durations leave",
                 "  1 ms holes between frames 33.3 ms apart, which an exact seek to just before a picture misread)",
