@@ -20,22 +20,6 @@ final class HLSFaultTests: XCTestCase {
         server.stop()
     }
 
-    /// Plays the VOD to its end (or failure) on an untimed clock.
-    private func play(
-        _ url: URL, after ready: ((AVPlayerItem) -> Void)? = nil
-    ) -> (v: VirtualPlayer, item: AVPlayerItem, ends: NotificationLog, failures: NotificationLog) {
-        let v = VirtualPlayer()
-        let item = AVPlayerItem(url: url)
-        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
-        let failures = NotificationLog(AVPlayerItem.failedToPlayToEndTimeNotification, object: item)
-        v.player.replaceCurrentItem(with: item)
-        waitUntil("ready", timeout: 30) { item.status != .unknown }
-        ready?(item)
-        v.player.play()
-        waitUntil("end", timeout: 60) { ends.count + failures.count > 0 || item.status == .failed }
-        return (v, item, ends, failures)
-    }
-
     func test_segment404Once_isRetried_everyFramePlays_andTheErrorLogSaysWhich() throws {
         server.inject(.status(404), forPath: "/hls/vod_002.ts", schedule: .nth(1))
         let errors = NotificationLog(AVPlayerItem.newErrorLogEntryNotification, object: nil)

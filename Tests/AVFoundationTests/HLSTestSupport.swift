@@ -4,17 +4,30 @@ import XCTest
 
 @testable import AVFoundation
 
-/// Plays `url` to its end (or its failure) on an untimed virtual clock and returns the player and item; asserts the
-/// item has no error.
-func playToEnd(_ url: URL, file: StaticString = #filePath, line: UInt = #line) -> (VirtualPlayer, AVPlayerItem) {
+/// Plays `url` on an untimed virtual clock until it ends or fails; `ready` runs once the item has a status, before
+/// playback starts.
+func play(
+    _ url: URL, after ready: ((AVPlayerItem) -> Void)? = nil, file: StaticString = #filePath, line: UInt = #line
+) -> (v: VirtualPlayer, item: AVPlayerItem, ends: NotificationLog, failures: NotificationLog) {
     let v = VirtualPlayer()
     let item = AVPlayerItem(url: url)
     let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+    let failures = NotificationLog(AVPlayerItem.failedToPlayToEndTimeNotification, object: item)
     v.player.replaceCurrentItem(with: item)
+    waitUntil("ready", timeout: 30, file: file, line: line) { item.status != .unknown }
+    ready?(item)
     v.player.play()
-    waitUntil("end", timeout: 60, file: file, line: line) { ends.count == 1 || item.status == .failed }
-    XCTAssertNil(item.error, file: file, line: line)
-    return (v, item)
+    waitUntil("end", timeout: 60, file: file, line: line) {
+        ends.count + failures.count > 0 || item.status == .failed
+    }
+    return (v, item, ends, failures)
+}
+
+/// Plays `url` to its end on an untimed virtual clock and returns the player and item; asserts the item has no error.
+func playToEnd(_ url: URL, file: StaticString = #filePath, line: UInt = #line) -> (VirtualPlayer, AVPlayerItem) {
+    let run = play(url, file: file, line: line)
+    XCTAssertNil(run.item.error, file: file, line: line)
+    return (run.v, run.item)
 }
 
 /// Opens `url` on a manual clock, then seeks exactly to each of `targets` in turn: each seek completes `true` and

@@ -58,8 +58,8 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
         let target = rate < 0 ? itemTime - ahead : itemTime + ahead
         var flushed = false
         var deliveries: [(cues: [SubtitleCue], time: CMTime)] = []
-        let script: ASSScript? = lock.withLock {
-            guard from === session else { return nil }
+        lock.withLock {
+            guard from === session else { return }
             let current = from.subtitleCues
             if current !== store {
                 flushed = started && !shown.isEmpty
@@ -72,7 +72,7 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
                     self.storeChanged(current, session: from)
                 }
             }
-            guard let store else { return nil }
+            guard let store else { return }
             if self.script == nil, store.assHeader != nil || store.isComplete {
                 self.script = store.assHeader.map(ASSScript.init(header:)) ?? ASSScript()
             }
@@ -98,9 +98,7 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
             let script = self.script ?? ASSScript()
             if flushed { output.notifySequenceWasFlushed() }
             for d in deliveries { output.deliver(d.cues, script: script, at: d.time) }
-            return script
         }
-        _ = script
     }
 
     /// The store followed learned of more cues (or finished): compares again at the last playhead, on the reader's

@@ -96,17 +96,34 @@ final class HTTPBodyStream: @unchecked Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer, isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
         condition.lock()
         defer { condition.unlock() }
+        let count = min(try awaitPending(isInterrupted: isInterrupted), buffer.count)
+        guard count > 0 else { return 0 }
+        pending.withUnsafeBytes { bytes in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[pendingOffset..<pendingOffset + count]))
+        }
+        pendingOffset += count
+        return count
+    }
+
+    /// Appends every byte received and not yet read to `bytes` (waiting for some as ``read(into:isInterrupted:)``
+    /// does) and returns how many: 0 at the end of the body. No copy through a buffer of the caller's.
+    func readAvailable<Bytes: RangeReplaceableCollection<UInt8>>(
+        appendingTo bytes: inout Bytes, isInterrupted: () -> Bool
+    ) throws(FFmpegError) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        let count = try awaitPending(isInterrupted: isInterrupted)
+        bytes.append(contentsOf: pending.dropFirst(pendingOffset))
+        pendingOffset += count
+        return count
+    }
+
+    /// Waits, with `condition` locked, until bytes are pending, the body ended or failed, or `isInterrupted` says so
+    /// (polled every 50 ms); returns the count pending, 0 at the end.
+    private func awaitPending(isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
         while true {
             let available = pending.count - pendingOffset
-            if available > 0 {
-                let count = min(available, buffer.count)
-                pending.withUnsafeBytes { bytes in
-                    buffer.copyMemory(
-                        from: UnsafeRawBufferPointer(rebasing: bytes[pendingOffset..<pendingOffset + count]))
-                }
-                pendingOffset += count
-                return count
-            }
+            if available > 0 { return available }
             if let failure { throw failure }
             if finished { return 0 }
             if isInterrupted() { throw FFmpegError.exit }
@@ -117,25 +134,13 @@ final class HTTPBodyStream: @unchecked Sendable {
     /// Reads the whole body (at most `limit` bytes, else `FFmpegError` `EFBIG`).
     func readAll(limit: Int, isInterrupted: () -> Bool) throws(FFmpegError) -> Data {
         var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            var count = 0
-            var failure: FFmpegError?
-            chunk.withUnsafeMutableBytes { bytes in
-                do throws(FFmpegError) {
-                    count = try read(into: bytes, isInterrupted: isInterrupted)
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-            if count == 0 { return data }
-            data.append(contentsOf: chunk[0..<count])
+        while try readAvailable(appendingTo: &data, isInterrupted: isInterrupted) > 0 {
             if data.count > limit {
                 cancel()
                 throw FFmpegError(code: FFmpegError.posix(EFBIG).code, function: "HLS GET \(url.absoluteString)")
             }
         }
+        return data
     }
 
     /// Abandons the body: a reader still waiting gets `FFmpegError.exit`, and what still arrives is dropped. The

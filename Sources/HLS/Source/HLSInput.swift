@@ -113,7 +113,7 @@ final class HLSInput {
     /// not fetched.
     func setDiscard(keeping streams: Set<Int>) {
         kept = streams
-        format.setDiscardedStreams(keeping: streams)
+        format.setDiscard(keepingStreams: streams)
         if hasLookahead && !streams.contains(buffered.streamIndex) {
             buffered.unref()
             hasLookahead = false
@@ -144,12 +144,14 @@ final class HLSInput {
         }
     }
 
+    private static let microseconds = Rational(1, 1_000_000)
+
     /// The read-ahead packet's decoding time in microseconds (its presentation time without one); nil when unknown.
     var lookaheadMicroseconds: Int64? {
         guard hasLookahead, let ts = buffered.dts ?? buffered.pts,
             let timeBase = format.timeBase(ofStream: buffered.streamIndex)
         else { return nil }
-        return CMTime(ffmpeg: ts, timeBase: timeBase).ffmpegValue(in: Rational(1, 1_000_000))
+        return Rational.rescale(ts, from: timeBase, to: Self.microseconds)
     }
 
     /// Hands the read-ahead packet over: moved into `packet`, renumbered into the source's stream list.
@@ -171,7 +173,7 @@ final class HLSInput {
         if format.formatName.hasPrefix("mov") {
             let reopened = try FormatContext(
                 reader: feed, name: playlistURL.absoluteString, interrupt: interrupt, probesStreams: false)
-            reopened.setDiscardedStreams(keeping: kept)
+            reopened.setDiscard(keepingStreams: kept)
             format = reopened
         } else {
             format.discardBufferedInput()
@@ -214,12 +216,5 @@ final class HLSInput {
             if reloaded.hasEndList { return feed.nextIndex < reloaded.segments.count }
         }
         throw FFmpegError.exit
-    }
-}
-
-extension FormatContext {
-    /// Discards every stream but `streams` (the context's own indices).
-    fileprivate func setDiscardedStreams(keeping streams: Set<Int>) {
-        setDiscard(keepingStreams: streams)
     }
 }

@@ -236,7 +236,7 @@ final class SegmentFeed: ByteStreamReader {
                 throw FFmpegError(code: FFmpegError.invalidData.code, function: "HLS: EXT-X-KEY without a URI")
             }
             let keyBytes = try self.key(at: keyURI)
-            let iv = key.iv ?? Self.sequenceIV(segment.sequenceNumber)
+            let iv = key.initializationVector(forSequenceNumber: segment.sequenceNumber)
             return try DecryptingBody(encrypted: stream, key: keyBytes, iv: iv)
         default:
             throw FFmpegError(
@@ -256,17 +256,6 @@ final class SegmentFeed: ByteStreamReader {
         }
         keys[uri] = Array(data)
         return Array(data)
-    }
-
-    /// RFC 8216 §5.2: without an IV attribute, the segment's media sequence number, big-endian in 16 bytes.
-    static func sequenceIV(_ sequence: Int) -> [UInt8] {
-        var iv = [UInt8](repeating: 0, count: 16)
-        var value = UInt64(truncatingIfNeeded: sequence)
-        for i in (8..<16).reversed() {
-            iv[i] = UInt8(value & 0xff)
-            value >>= 8
-        }
-        return iv
     }
 
     private func fetchWhole(_ uri: URL, range: HLSByteRange?) throws(FFmpegError) -> Data {
@@ -312,22 +301,11 @@ final class DecryptingBody: SegmentBody {
     func cancel() { encrypted.cancel() }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while plainOffset == plain.count {
             if ended { return 0 }
             plain.removeAll(keepingCapacity: true)
             plainOffset = 0
-            var count = 0
-            var failure: FFmpegError?
-            chunk.withUnsafeMutableBytes { bytes in
-                do throws(FFmpegError) {
-                    count = try encrypted.read(into: bytes, isInterrupted: isInterrupted)
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-            cipher.append(contentsOf: chunk[0..<count])
+            let count = try encrypted.readAvailable(appendingTo: &cipher, isInterrupted: isInterrupted)
             if count == 0 {
                 ended = true
                 guard cipher.count % 16 == 0 else {

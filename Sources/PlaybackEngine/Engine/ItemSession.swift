@@ -337,10 +337,12 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// The item-time range that can be seeked to (nil before preparation, or when nothing can be).
     package var seekableRange: CMTimeRange? {
         let fixed: CMTimeRange? = lock.withLock { seekableContainerRange }
-        let current: (any MediaSource)? = lock.withLock { source }
-        guard let range = current?.liveWindow ?? fixed else { return nil }
+        guard let range = openedSource?.liveWindow ?? fixed else { return nil }
         return CMTimeRange(start: itemTime(range.start), duration: range.duration)
     }
+
+    /// The opened source (nil before preparation), for readers on any thread of what it publishes.
+    var openedSource: (any MediaSource)? { lock.withLock { source } }
 
     /// The coded size of the video stream played (nil before preparation or without video): for a stream, the
     /// variant's, which may differ from what the asset's probe saw.
@@ -350,24 +352,6 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             let stream = streamInfo[index]
             return stream.width > 0 && stream.height > 0 ? (stream.width, stream.height) : nil
         }
-    }
-
-    /// The source's record of its transfers and failed requests (HLS); nil for files.
-    package var networkLog: NetworkLog? { lock.withLock { source }?.networkLog }
-
-    /// Whether the item is a live stream (its seekable range moves; it has no duration).
-    package var isLive: Bool { lock.withLock { source }?.liveWindow != nil }
-
-    /// The date shown at `itemTime` (HLS program date time); nil for media without dates.
-    package func date(atItemTime itemTime: CMTime) -> Date? {
-        guard itemTime.isNumeric, let mapping = lock.withLock({ source })?.dateMapping else { return nil }
-        return mapping.date(atSeconds: containerTime(itemTime).seconds)
-    }
-
-    /// The item time that shows `date`; nil for media without dates.
-    package func itemTime(showing date: Date) -> CMTime? {
-        guard let mapping = lock.withLock({ source })?.dateMapping else { return nil }
-        return itemTime(CMTime(seconds: mapping.seconds(at: date), preferredTimescale: 1_000_000))
     }
 
     /// Another, unopened source for the item's media (reverse play reads its own).

@@ -1,0 +1,23 @@
+import CoreMedia
+import Foundation
+
+// What a streamed source publishes (HLS): its live window, program dates and network record, read from any thread.
+extension ItemSession {
+    /// The source's record of its transfers and failed requests (HLS); nil for files.
+    package var networkLog: NetworkLog? { openedSource?.networkLog }
+
+    /// Whether the item is a live stream (its seekable range moves; it has no duration).
+    package var isLive: Bool { openedSource?.liveWindow != nil }
+
+    /// The date shown at `itemTime` (HLS program date time); nil for media without dates.
+    package func date(atItemTime itemTime: CMTime) -> Date? {
+        guard itemTime.isNumeric, let mapping = openedSource?.dateMapping else { return nil }
+        return mapping.date(atSeconds: containerTime(itemTime).seconds)
+    }
+
+    /// The item time that shows `date`; nil for media without dates.
+    package func itemTime(showing date: Date) -> CMTime? {
+        guard let mapping = openedSource?.dateMapping else { return nil }
+        return itemTime(CMTime(seconds: mapping.seconds(at: date), preferredTimescale: 1_000_000))
+    }
+}
