@@ -87,6 +87,8 @@ public func CVBufferCopyAttachments(_ buffer: CVBuffer, _ attachmentMode: CVAtta
 /// Copies the source buffer's `.shouldPropagate` attachments to the destination (replacing same-keyed ones), as
 /// Apple's `CVBufferPropagateAttachments`.
 public func CVBufferPropagateAttachments(_ sourceBuffer: CVBuffer, _ destinationBuffer: CVBuffer) {
+    // Onto itself it changes nothing, and a read then a write (two lock acquisitions) could undo a concurrent set.
+    guard sourceBuffer !== destinationBuffer else { return }
     // One buffer's lock at a time: the two buffers may share a lock stripe, and locks do not nest.
     let entries = sourceBuffer.withAttachments { $0.propagated }
     set(entries, mode: .shouldPropagate, on: destinationBuffer)

@@ -71,6 +71,8 @@ final class HLSFaultTests: XCTestCase {
         let (v, item, _, failures) = play(vod) { [server] _ in
             server?.stop()
         }
+        // The notification can come before the item's status and error are published (on the main queue).
+        waitUntil("the item failed") { item.status == .failed }
         let reported = failures.notifications.first?.userInfo?[AVPlayerItemFailedToPlayToEndTimeErrorKey]
         let error = try XCTUnwrap(((reported as? any Error) ?? item.error).map { $0 as NSError })
         XCTAssertLessThanOrEqual(failures.count, 1)

@@ -173,6 +173,11 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let stream = lock.withLock { streams.removeValue(forKey: task.taskIdentifier) }
         guard let stream else { return }
+        var error = error
+        if error == nil, stream.isShortOfItsLength {
+            // A connection closed before the announced length is a failed transfer, not a short segment.
+            error = URLError(.networkConnectionLost)
+        }
         let failure = error.map { Self.failure($0, url: stream.url) }
         record(stream, error: error)
         stream.finish(error: failure)

@@ -30,6 +30,8 @@ final class HTTPBodyStream: @unchecked Sendable {
     private var received: Int64 = 0
     private var status: Int?
     private var finalURL: URL?
+    /// The response's `Content-Length`, when it gave one.
+    private var expectedLength: Int64?
     /// Set by ``cancel()``: what still arrives is dropped.
     private var abandoned = false
 
@@ -55,7 +57,14 @@ final class HTTPBodyStream: @unchecked Sendable {
         condition.withLock {
             status = response.statusCode
             finalURL = response.url
+            expectedLength = response.expectedContentLength > 0 ? response.expectedContentLength : nil
         }
+    }
+
+    /// Whether the body ended before the length its response announced (a connection closed early without a transport
+    /// error).
+    var isShortOfItsLength: Bool {
+        condition.withLock { expectedLength.map { received < $0 } ?? false }
     }
 
     func append(_ data: Data) {
