@@ -86,6 +86,7 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         }
         loop = DecodeLoop(codec: codec, packets: packets, status: status)
         loop.skipsNonReferenceBeforeTarget = true
+        loop.previewsKeyframeAfterSerialChange = true
     }
 
     /// Starts the decode thread. Call once.
