@@ -96,6 +96,18 @@ final class HLSFaultTests: XCTestCase {
             event.numberOfBytesTransferred, Int64(server.requestLog.reduce(0) { $0 + $1.bytesSent }))
         XCTAssertGreaterThan(event.transferDuration, 0)
         XCTAssertGreaterThan(event.observedBitrate, 0)
+        // Over all requests lies between the lowest and the highest over one.
+        XCTAssertGreaterThan(event.observedMinimum, 0)
+        XCTAssertLessThanOrEqual(event.observedMinimum, event.observedBitrate * (1 + 1e-9))
+        XCTAssertGreaterThanOrEqual(event.observedMaximum * (1 + 1e-9), event.observedBitrate)
+        XCTAssertGreaterThanOrEqual(event.observedBitrateStandardDeviation, 0)
+        XCTAssertEqual(event.playbackStartOffset, 0, accuracy: 0.05)
+        let row =
+            String(decoding: try XCTUnwrap(item.accessLog()?.extendedLogData()), as: UTF8.self)
+            .split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(row.contains(" \(segments.count) "), row)
+        XCTAssertTrue(row.hasSuffix(" VOD 0 -"), row)
+        XCTAssertEqual(event.mediaRequestsWWAN, 0)
         XCTAssertEqual(event.indicatedBitrate, Double(HLSFixture.ts.facts.variants[0].bandwidth))
         XCTAssertEqual(event.playbackType, "VOD")
         XCTAssertEqual(event.serverAddress, "127.0.0.1")
