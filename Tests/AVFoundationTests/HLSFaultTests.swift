@@ -30,6 +30,9 @@ final class HLSFaultTests: XCTestCase {
         let failed = try XCTUnwrap(events.first { $0.errorStatusCode == 404 })
         XCTAssertTrue(failed.uri?.hasSuffix("/hls/vod_002.ts") ?? false, "\(String(describing: failed.uri))")
         XCTAssertEqual(failed.serverAddress, "127.0.0.1")
+        // The failed response's headers, as the server sent them (keys as URLSession spells them).
+        let headers = try XCTUnwrap(failed.allHTTPResponseHeaderFields)
+        XCTAssertNotNil(headers.first { $0.key.lowercased() == "content-length" }, "\(headers)")
         XCTAssertGreaterThanOrEqual(errors.count, 1)
         XCTAssertEqual(server.requests(for: "/hls/vod_002.ts").count, 2)
     }

@@ -304,7 +304,7 @@ extension AVPlayerItem {
                 AVPlayerItemErrorLogEvent(
                     date: f.date, uri: f.uri, serverAddress: f.serverAddress,
                     playbackSessionID: session.id.uuidString, errorStatusCode: f.statusCode, errorDomain: f.domain,
-                    errorComment: f.comment)
+                    errorComment: f.comment, allHTTPResponseHeaderFields: f.responseHeaders)
             }
             s.loggedFailures = failures.count
             for event in new { s.errorLog.append(event) }

@@ -169,11 +169,14 @@ open class AVPlayerItemErrorLogEvent: NSObject, NSCopying, @unchecked Sendable {
     public let errorDomain: String
     /// A description of the error.
     public let errorComment: String?
+    /// The header fields of the failed response, nil when no response came (a transport failure, a local error).
+    public let allHTTPResponseHeaderFields: [String: String]?
 
     init(
         date: Date?, uri: String?, serverAddress: String?, playbackSessionID: String?, errorStatusCode: Int,
-        errorDomain: String, errorComment: String?
+        errorDomain: String, errorComment: String?, allHTTPResponseHeaderFields: [String: String]? = nil
     ) {
+        self.allHTTPResponseHeaderFields = allHTTPResponseHeaderFields
         self.date = date
         self.uri = uri
         self.serverAddress = serverAddress
