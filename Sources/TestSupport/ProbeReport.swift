@@ -81,11 +81,14 @@ public struct ProbeReport: Sendable, Decodable {
         public var formatName: String
         /// The duration in seconds.
         public var duration: Double?
+        /// The first timestamp in seconds (MPEG-TS starts at 1.4 s), when known.
+        public var startTime: Double?
         /// Container tags, e.g. `title`, `creation_time`.
         public var tags: [String: String]
 
         enum CodingKeys: String, CodingKey {
             case formatName = "format_name"
+            case startTime = "start_time"
             case duration, tags
         }
 
@@ -93,6 +96,7 @@ public struct ProbeReport: Sendable, Decodable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             formatName = try container.decode(String.self, forKey: .formatName)
             duration = (try container.decodeIfPresent(String.self, forKey: .duration)).flatMap { Double($0) }
+            startTime = (try container.decodeIfPresent(String.self, forKey: .startTime)).flatMap { Double($0) }
             tags = try container.decodeIfPresent([String: String].self, forKey: .tags) ?? [:]
         }
     }

@@ -32,7 +32,7 @@ final class AVMetadataTests: XCTestCase {
         XCTAssertEqual(formats, [.id3Metadata])
         let title = all.first { $0.commonKey == .commonKeyTitle }
         XCTAssertEqual(title?.keySpace, .id3)
-        XCTAssertEqual(title?.identifier?.rawValue, "org.id3/TIT2")
+        XCTAssertEqual(title?.identifier?.rawValue, "id3/TIT2")
         XCTAssertEqual(title?.stringValue, Fixture.audioMP3.facts.metadata["title"])
     }
 }

@@ -34,6 +34,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var seekFailed = false
     /// Reads the selected subtitle stream's cues (see `ItemSession+Subtitles.swift`).
     var subtitleReader: SubtitleTrackReader?
+    /// Reads the timed ID3 streams of a local input into ``timedMetadata`` (nil when there are none).
+    var metadataReader: TimedMetadataReader?
+    /// The item's timed metadata (ID3 tags, ICY titles), filled as it is found.
+    package let timedMetadata = TimedMetadataStore()
 
     // Guarded by `lock` (swapped when the played streams change during playback).
     private var _videoPackets: PacketQueue?
@@ -149,6 +153,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         video?.2.start()
         audio?.2.start()
         demuxer.start()
+        startTimedMetadataReader(streams: info.streams, local: source.isLocal)
         try waitForFirstFrames()
     }
 
@@ -566,6 +571,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             return subtitleReader
         }
         subtitles?.stop()
+        lock.withLock {
+            defer { metadataReader = nil }
+            return metadataReader
+        }?.stop()
         guard let parts, let (source, d, v, a) = parts else { return }
         source.interrupt()
         for q in [videoPackets, audioPackets] { q?.abort() }
