@@ -218,6 +218,16 @@ public struct AVMetadataExtraAttributeKey: RawRepresentable, Hashable, Sendable 
     public let rawValue: String
     /// Creates a value from its raw value.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates a value from its raw value (the unlabelled form of ``init(rawValue:)``).
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// More about the item, specific to its key space and key (`info`): the description of an ID3 `TXXX`,
+    /// `WXXX`, `COMM` or `APIC` frame, the owner identifier of a `PRIV` frame.
+    public static let info = AVMetadataExtraAttributeKey(rawValue: "info")
+    /// A resource to use as the item's value (`valueURI`).
+    public static let valueURI = AVMetadataExtraAttributeKey(rawValue: "valueURI")
+    /// The base URI the item's relative URIs resolve against (`baseURI`).
+    public static let baseURI = AVMetadataExtraAttributeKey(rawValue: "baseURI")
 }
 
 extension AVMetadataItem {

@@ -34,6 +34,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     let observationHub = ObservationHub<AVPlayerItem>()
     /// The video composition and its renderer (own lock; see AVPlayerItem+VideoComposition.swift).
     let videoCompositionState = VideoCompositionState()
+    /// Follows the timed metadata for ``timedMetadata`` while the item plays in a player.
+    let timedMetadataFeed = TimedMetadataFeed()
     /// The item, weakly, for its timebase's reads.
     private let itemReference: WeakItemReference
     /// The read-only timebase ``timebase`` hands out (one per item).
@@ -116,6 +118,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         ownTimebase = CMTimebase(following: { reader.item?.timebaseReading ?? (.invalid, 0) })
         super.init()
         reader.item = self
+        timedMetadataFeed.owner = ItemTimedMetadata(self)
     }
 
     /// The async-property form (Apple's `AVPartialAsyncProperty` keys).
@@ -167,7 +170,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     open var presentationSize: CGSize { access(\.presentationSize) { $0.presentationSize } }
     /// Empty until ready.
     open var tracks: [AVPlayerItemTrack] { access(\.tracks) { $0.tracks } }
-    /// Timed metadata; not produced for files yet (always nil).
+    /// The items of the timed-metadata group in effect at the current time (deprecated by Apple in favour of
+    /// ``AVPlayerItemMetadataOutput``, which delivers the same groups): nil until playback reaches the first;
+    /// changes on the main queue. See ``AVPlayerItemMetadataOutput`` for the sources.
     open var timedMetadata: [AVMetadataItem]? { access(\.timedMetadata) { $0.timedMetadata } }
 
     // MARK: Buffering

@@ -1,0 +1,41 @@
+import Foundation
+import PlaybackEngine
+
+// `timedMetadata`: the item's own follower of its timed metadata (what a metadata output without a filter gets).
+extension AVPlayerItem {
+    /// The item joined a player: its feed follows `session` on `engine`.
+    func timedMetadataAttached(session: ItemSession, engine: PlayerEngine?) {
+        timedMetadataFeed.setSession(session)
+        engine?.addPlayheadSink(timedMetadataFeed)
+    }
+
+    /// The item left its player.
+    func timedMetadataDetached(engine: PlayerEngine?) {
+        engine?.removePlayheadSink(timedMetadataFeed)
+        timedMetadataFeed.setSession(nil)
+    }
+}
+
+/// Publishes each group the item's feed delivers as ``AVPlayerItem/timedMetadata`` (on the main queue, where Apple
+/// posts its key-value changes).
+final class ItemTimedMetadata: TimedMetadataFeedOwner, @unchecked Sendable {
+    weak var item: AVPlayerItem?
+    init(_ item: AVPlayerItem) { self.item = item }
+
+    var feedAdvanceInterval: TimeInterval { 0 }
+
+    func feedDelivered(_ sample: TimedMetadataSample, session: ItemSession) {
+        let items = UncheckedItems(items: AVMetadataItem.items(for: sample))
+        DispatchQueue.main.async { [weak item] in
+            guard let item, item.session === session else { return }
+            item.set(\.timedMetadata) { $0.timedMetadata = items.items }
+        }
+    }
+
+    func feedFlushed() {}
+}
+
+/// Immutable metadata items handed to the main queue.
+private struct UncheckedItems: @unchecked Sendable {
+    let items: [AVMetadataItem]
+}
