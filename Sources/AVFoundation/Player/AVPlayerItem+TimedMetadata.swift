@@ -4,15 +4,18 @@ import PlaybackEngine
 // `timedMetadata`: the item's own follower of its timed metadata (what a metadata output without a filter gets).
 extension AVPlayerItem {
     /// The item joined a player: its feed follows `session` on `engine`.
+    /// Its collectors follow the session too.
     func timedMetadataAttached(session: ItemSession, engine: PlayerEngine?) {
         timedMetadataFeed.setSession(session)
         engine?.addPlayheadSink(timedMetadataFeed)
+        for collector in mediaDataCollectors { collector.bindingChanged(session: session, engine: engine) }
     }
 
     /// The item left its player.
     func timedMetadataDetached(engine: PlayerEngine?) {
         engine?.removePlayheadSink(timedMetadataFeed)
         timedMetadataFeed.setSession(nil)
+        for collector in mediaDataCollectors { collector.bindingChanged(session: nil, engine: nil) }
     }
 }
 

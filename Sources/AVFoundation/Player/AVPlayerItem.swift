@@ -479,14 +479,27 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// The media-data collectors added to the item.
     open var mediaDataCollectors: [AVPlayerItemMediaDataCollector] { read { $0.collectors } }
 
-    /// Stored; collectors deliver data with HTTP Live Streaming date ranges.
+    /// Adds a media-data collector, as Apple's `add(_:)`: an ``AVPlayerItemMetadataCollector`` delivers the item's
+    /// HTTP Live Streaming date ranges while the item plays in a player. Adding it twice does nothing.
     open func add(_ collector: AVPlayerItemMediaDataCollector) {
-        mutate { s in if !s.collectors.contains(where: { $0 === collector }) { s.collectors.append(collector) } }
+        let added: Bool = mutate { s in
+            if s.collectors.contains(where: { $0 === collector }) { return false }
+            s.collectors.append(collector)
+            return true
+        }
+        if added, let (session, engine) = sessionAndEngine() {
+            collector.bindingChanged(session: session, engine: engine)
+        }
     }
 
-    /// Removes a media-data collector.
+    /// Removes a media-data collector, as Apple's `remove(_:)`; it delivers nothing more.
     open func remove(_ collector: AVPlayerItemMediaDataCollector) {
-        mutate { s in s.collectors.removeAll { $0 === collector } }
+        let removed: Bool = mutate { s in
+            guard s.collectors.contains(where: { $0 === collector }) else { return false }
+            s.collectors.removeAll { $0 === collector }
+            return true
+        }
+        if removed { collector.bindingChanged(session: nil, engine: nil) }
     }
 
     // MARK: Logs

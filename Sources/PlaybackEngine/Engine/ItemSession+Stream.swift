@@ -6,6 +6,9 @@ extension ItemSession {
     /// The source's record of its transfers and failed requests (HLS); nil for files.
     package var networkLog: NetworkLog? { openedSource?.networkLog }
 
+    /// The date ranges the presentation announces (HLS `EXT-X-DATERANGE`) as last known; empty for files.
+    package var dateRanges: [DateRangeDescription] { openedSource?.dateRanges ?? [] }
+
     /// Whether the item is a live stream (its seekable range moves; it has no duration).
     package var isLive: Bool { openedSource?.liveWindow != nil }
 

@@ -89,6 +89,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// The source's own record of its network transfers and failed requests (HLS); nil when libavformat does the
     /// I/O (files, progressive HTTP). Any thread.
     var networkLog: NetworkLog? { get }
+
+    /// The date ranges the presentation announces (HLS `EXT-X-DATERANGE`), in playlist order, as last known; empty
+    /// for media without them (files). Any thread.
+    var dateRanges: [DateRangeDescription] { get }
 }
 
 extension MediaSource {
@@ -103,6 +107,9 @@ extension MediaSource {
 
     /// libavformat's I/O keeps no such record.
     package var networkLog: NetworkLog? { nil }
+
+    /// Files announce no date ranges.
+    package var dateRanges: [DateRangeDescription] { [] }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
