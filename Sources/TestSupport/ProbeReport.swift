@@ -124,6 +124,23 @@ public struct ProbeReport: Sendable, Decodable {
         }
     }
 
+    /// The presentation times (seconds) and byte positions of `url`'s packets in one stream (`a:0` by default), in
+    /// file order.
+    public static func packetPositions(
+        _ url: URL, stream: String = "a:0"
+    ) throws(ExternalToolError) -> [(seconds: Double, position: Int)] {
+        let arguments = [
+            "-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time,pos", "-of", "csv=p=0",
+            url.path,
+        ]
+        let text = String(decoding: try ExternalTool.output(of: "ffprobe", arguments), as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line -> (seconds: Double, position: Int)? in
+            let fields = line.split(separator: ",")
+            guard fields.count >= 2, let t = Double(fields[0]), let p = Int(fields[1]) else { return nil }
+            return (t, p)
+        }
+    }
+
     /// The presentation timestamps of `url`'s packets in one stream (`0:v:0` by default), in its time base,
     /// sorted, with whether each packet is a keyframe.
     public static func packetTimes(

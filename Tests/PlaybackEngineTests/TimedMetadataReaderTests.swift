@@ -83,4 +83,13 @@ final class TimedMetadataReaderTests: XCTestCase {
         }
         XCTAssertEqual(ID3Tag.frames(Array("not a tag at all".utf8)), [])
     }
+
+    func test_icyFields_inOrder_quotesKept_garbageIgnored() {
+        let fields = ItemSession.icyFields("StreamTitle='Artist - It's a title';StreamUrl='http://example.com/';\0\0")
+        XCTAssertEqual(fields.map(\.key), ["StreamTitle", "StreamUrl"])
+        XCTAssertEqual(fields.map(\.value), ["Artist - It's a title", "http://example.com/"])
+        XCTAssertEqual(ItemSession.icyFields("StreamTitle='unterminated").map(\.value), ["unterminated"])
+        XCTAssertTrue(ItemSession.icyFields("no fields here").isEmpty)
+        XCTAssertTrue(ItemSession.icyFields("").isEmpty)
+    }
 }

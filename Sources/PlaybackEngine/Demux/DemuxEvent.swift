@@ -15,4 +15,7 @@ package enum DemuxEvent: Sendable {
     case seekCompleted(target: CMTime)
     /// `avformat_seek_file` failed: nothing was flushed and reading continues where it was.
     case seekFailed(target: CMTime, error: FFmpegError)
+    /// The transport delivered new ICY metadata (`StreamTitle='…';`) while the packet at container time `time`
+    /// (nil: unknown) was read.
+    case icyMetadata(String, time: CMTime?)
 }

@@ -106,6 +106,8 @@ package final class Demuxer: @unchecked Sendable {
     private var reachedEnd = false
     /// Consecutive failed reads.
     private var consecutiveErrors = 0
+    /// The ICY metadata last reported (demux thread).
+    private var lastICYMetadata: String?
 
     /// A demuxer for the opened `source` routing stream index → queue; other streams are discarded.
     ///
@@ -310,6 +312,7 @@ package final class Demuxer: @unchecked Sendable {
         case .packet:
             consecutiveErrors = 0
             let index = scratch.streamIndex
+            if !source.isLocal { reportICYMetadata(packetStream: index) }
             if let queue = streams[index], !isAttachedPicture(index) {
                 queue.put(movingFrom: scratch)
             } else {
@@ -318,6 +321,16 @@ package final class Demuxer: @unchecked Sendable {
             let bytes = source.bytesRead
             control.withLock { shared.bytesRead = bytes }
         }
+    }
+
+    /// Reports the transport's ICY metadata when it changed while the packet in `scratch` was read.
+    private func reportICYMetadata(packetStream index: Int) {
+        guard let icy = source.icyMetadata, icy != lastICYMetadata else { return }
+        lastICYMetadata = icy
+        let time = (scratch.pts ?? scratch.dts).flatMap { ts in
+            source.timeBase(ofStream: index).map { CMTime(ffmpeg: ts, timeBase: $0) }
+        }
+        control.withLock { shared.onEvent }?(.icyMetadata(icy, time: time))
     }
 
     /// Queues end-of-stream markers, publishes the state and reports `event`.

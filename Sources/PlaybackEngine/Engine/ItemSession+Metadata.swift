@@ -1,5 +1,6 @@
 import CoreMedia
 import FFmpegBridge
+import Foundation
 
 // The item's timed metadata: a file's ID3 streams read ahead by a ``TimedMetadataReader`` of its own.
 extension ItemSession {
@@ -17,5 +18,34 @@ extension ItemSession {
             return true
         }
         if installed { reader.start() }
+    }
+
+    /// Adds an ICY metadata block (`StreamTitle='…';StreamUrl='…';`) that arrived with the packet at `itemTime`.
+    func addICYMetadata(_ text: String, at itemTime: CMTime) {
+        let fields = Self.icyFields(text)
+        guard !fields.isEmpty else { return }
+        timedMetadata.add(TimedMetadataSample(streamIndex: nil, time: max(.zero, itemTime), payload: .icy(fields)))
+    }
+
+    /// The `key='value';` fields of an ICY metadata block, in order (a value may contain quotes and semicolons;
+    /// it ends at the first `';` followed by another key or the end).
+    static func icyFields(_ text: String) -> [(key: String, value: String)] {
+        var fields: [(key: String, value: String)] = []
+        var rest = Substring(text)
+        while let eq = rest.range(of: "='") {
+            let key = rest[..<eq.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines.union(["\0"]))
+            var after = rest[eq.upperBound...]
+            var value = ""
+            if let end = after.range(of: "';") {
+                value = String(after[..<end.lowerBound])
+                after = after[end.upperBound...]
+            } else {
+                value = String(after.prefix { $0 != "'" })
+                after = ""
+            }
+            if !key.isEmpty { fields.append((key, value)) }
+            rest = after
+        }
+        return fields
     }
 }

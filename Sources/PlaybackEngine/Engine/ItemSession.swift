@@ -206,6 +206,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
                 return _onReadError
             }
             callback?(e)
+        case .icyMetadata(let text, let time):
+            addICYMetadata(text, at: time.map(itemTime) ?? .zero)
         default:
             break
         }

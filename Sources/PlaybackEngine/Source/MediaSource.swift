@@ -93,6 +93,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// The date ranges the presentation announces (HLS `EXT-X-DATERANGE`), in playlist order, as last known; empty
     /// for media without them (files). Any thread.
     var dateRanges: [DateRangeDescription] { get }
+
+    /// The last SHOUTcast/Icecast (ICY) metadata block the transport delivered (`StreamTitle='…';`), nil when none
+    /// (files, and streams without ICY metadata). The reading thread.
+    var icyMetadata: String? { get }
 }
 
 extension MediaSource {
@@ -110,6 +114,9 @@ extension MediaSource {
 
     /// Files announce no date ranges.
     package var dateRanges: [DateRangeDescription] { [] }
+
+    /// Only libavformat's HTTP protocol delivers ICY metadata.
+    package var icyMetadata: String? { nil }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
