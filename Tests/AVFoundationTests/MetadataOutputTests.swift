@@ -214,3 +214,42 @@ final class MetadataOutputTests: XCTestCase {
         observation.invalidate()
     }
 }
+
+/// The timed-ID3 MPEG-TS read over HTTP (the demux thread reads its tags with the played packets): as a progressive
+/// file, and as the one segment of an HLS playlist.
+final class NetworkMetadataOutputTests: XCTestCase {
+    private func assertEveryTag(_ url: URL, file: StaticString = #filePath, line: UInt = #line) {
+        let v = VirtualPlayer(captureAudio: false)
+        let item = AVPlayerItem(url: url)
+        let output = AVPlayerItemMetadataOutput(identifiers: nil)
+        let log = MetadataLog()
+        output.setDelegate(log, queue: log.queue)
+        item.add(output)
+        let ended = NotificationLog(.AVPlayerItemDidPlayToEndTime, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30, file: file, line: line) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))", file: file, line: line)
+        v.player.play()
+        waitUntil("end", timeout: 30, file: file, line: line) { ended.count > 0 }
+        let events = TimedID3Fixture.events
+        XCTAssertEqual(log.titles, events.map(\.title), file: file, line: line)
+        for (group, event) in zip(log.groups, events) {
+            XCTAssertEqual(
+                group.timeRange.start.seconds, event.time.seconds, accuracy: 1.0 / 30, file: file, line: line)
+            XCTAssertEqual(group.items.count, 3, file: file, line: line)
+        }
+    }
+
+    func test_id3_overHTTP_andInAnHLSSegment_everyTagOnce_inOrder() throws {
+        let ts = try TimedID3Fixture.url()
+        let server = try HTTPTestServer(root: ts.deletingLastPathComponent())
+        server.route("/id3.m3u8") { _ in
+            HTTPTestResponse(
+                text: "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:3\n#EXT-X-MEDIA-SEQUENCE:0\n"
+                    + "#EXTINF:3.0,\n\(ts.lastPathComponent)\n#EXT-X-ENDLIST\n")
+        }
+        assertEveryTag(server.url(ts.lastPathComponent))
+        assertEveryTag(server.url("id3.m3u8"))
+        withExtendedLifetime(server) {}
+    }
+}

@@ -16,8 +16,9 @@ import PlaybackEngine
 /// first. Items whose identifier is not among `identifiers` are left out, and a group left with none is not
 /// delivered.
 ///
-/// Sources: `timed_id3` data streams of files on this machine (ID3 in MPEG-TS), read ahead of playback; ICY
-/// (SHOUTcast/Icecast) `StreamTitle` changes of HTTP streams as they arrive (see `README.md`).
+/// Sources: `timed_id3` data streams (ID3 in MPEG-TS) of files on this machine, read ahead of playback, and of
+/// network files and HLS segments, read with the played packets; ICY (SHOUTcast/Icecast) `StreamTitle` changes of
+/// HTTP streams as they arrive (see `README.md`).
 ///
 /// Differs from Apple:
 /// - With no delegate queue the delegate is called on the main queue.

@@ -2,7 +2,8 @@ import CoreMedia
 import FFmpegBridge
 import Foundation
 
-// The item's timed metadata: a file's ID3 streams read ahead by a ``TimedMetadataReader`` of its own.
+// The item's timed metadata: a file's ID3 streams read ahead by a ``TimedMetadataReader`` of its own; a network
+// input's ID3 tags and ICY metadata as the demux thread reads them.
 extension ItemSession {
     /// Starts reading the timed ID3 streams among `streams` into ``timedMetadata``, when the input is on this
     /// machine (a second pass over a network input would download it again) and has any.
@@ -18,6 +19,13 @@ extension ItemSession {
             return true
         }
         if installed { reader.start() }
+    }
+
+    /// Adds an ID3 tag of stream `stream` read with the played packets (network inputs) at `itemTime`.
+    func addID3Tag(_ bytes: [UInt8], stream: Int, at itemTime: CMTime?) {
+        let frames = ID3Tag.frames(bytes)
+        guard let itemTime, !frames.isEmpty else { return }
+        timedMetadata.add(TimedMetadataSample(streamIndex: stream, time: max(.zero, itemTime), payload: .id3(frames)))
     }
 
     /// Adds an ICY metadata block (`StreamTitle='…';StreamUrl='…';`) that arrived with the packet at `itemTime`.

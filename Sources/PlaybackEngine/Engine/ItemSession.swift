@@ -127,7 +127,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
         var limits = BufferLimits()
         if let forward = descriptor.forwardBufferDuration, forward > 0 { limits.forwardDuration = forward }
-        let demuxer = Demuxer(source: source, streams: queues, limits: limits)
+        // A network input's ID3 streams come with the played packets (a second pass would download it again).
+        let metadataStreams =
+            source.isLocal ? [] : Set(info.streams.filter(TimedMetadataReader.reads).map(\.index))
+        let demuxer = Demuxer(source: source, streams: queues, limits: limits, metadataStreams: metadataStreams)
         demuxer.onEvent = { [weak self] event in self?.demuxEvent(event) }
         demuxer.onSeek = { [weak self] target, _ in self?.seekPerformed(target: target, failed: false) }
 
@@ -208,6 +211,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             callback?(e)
         case .icyMetadata(let text, let time):
             addICYMetadata(text, at: time.map(itemTime) ?? .zero)
+        case .timedMetadata(let bytes, let stream, let time):
+            addID3Tag(bytes, stream: stream, at: time.map(itemTime))
         default:
             break
         }
