@@ -142,23 +142,43 @@ final class MetadataOutputTests: XCTestCase {
             XCTAssertEqual(items[2].extraAttributes?[.info] as? String, TimedID3Fixture.Event.privateOwner)
             XCTAssertEqual(items[0].time.seconds, event.time.seconds, accuracy: 0.001)
         }
-        // Each came between the ticks around its time: no later than the first tick at or past it plus a frame,
-        // not before the tick a frame short of it.
+        assertOnTime(s.log)
+    }
+
+    func test_advanceInterval_deliversThatMuchEarly() throws {
+        let s = try makePlayer(mode: .manual)
+        s.output.advanceIntervalForDelegateInvocation = 0.25
+        XCTAssertEqual(s.output.advanceIntervalForDelegateInvocation, 0.25)
+        playFrameByFrame(s, to: 2.9)
+        XCTAssertEqual(s.log.titles, titles(TimedID3Fixture.events[...]))
+        assertOnTime(s.log, advance: 0.25)
+        s.output.advanceIntervalForDelegateInvocation = -.infinity
+        XCTAssertEqual(s.output.advanceIntervalForDelegateInvocation, 0)
+    }
+
+    /// Each group came between the ticks around its time less `advance`: no later than the first tick at or past
+    /// it plus a frame, not before the tick a frame short of it; each from the item's metadata track.
+    private func assertOnTime(
+        _ log: MetadataLog, advance: Double = 0, file: StaticString = #filePath, line: UInt = #line
+    ) {
         var lastTick = -Double.infinity
         var pending: [Double] = []
-        for e in s.log.events {
+        for e in log.events {
             switch e {
             case .tick(let t):
                 lastTick = t.seconds
-                for due in pending { XCTAssertLessThanOrEqual(lastTick, due + frame + 0.001, "on time") }
+                for due in pending {
+                    XCTAssertLessThanOrEqual(lastTick, due - advance + frame + 0.001, "on time", file: file, line: line)
+                }
                 pending = []
             case .groups(let g, let track):
                 let t = g[0].timeRange.start.seconds
-                XCTAssertGreaterThanOrEqual(lastTick, t - frame - 0.001, "not early")
+                XCTAssertGreaterThanOrEqual(lastTick, t - advance - frame - 0.001, "not early", file: file, line: line)
                 pending.append(t)
-                XCTAssertEqual(track?.assetTrack?.mediaType, .metadata, "from the item's metadata track")
+                XCTAssertEqual(
+                    track?.assetTrack?.mediaType, .metadata, "from the metadata track", file: file, line: line)
             case .flushed:
-                XCTFail("no flush without a seek")
+                XCTFail("no flush without a seek", file: file, line: line)
             }
         }
     }
@@ -191,6 +211,21 @@ final class MetadataOutputTests: XCTestCase {
         playToEnd(s)
         let last = Array(s.log.titles.suffix(events.count + 1))
         XCTAssertEqual(last, ["flush"] + titles(events[...]))
+    }
+
+    func test_rate2_thenReverse_eachTagOnceEachWay() throws {
+        let s = try makePlayer()
+        let ended = NotificationLog(.AVPlayerItemDidPlayToEndTime, object: s.item)
+        s.v.player.rate = 2
+        waitUntil("end") { ended.count > 0 }
+        let events = TimedID3Fixture.events
+        XCTAssertEqual(s.log.titles, titles(events[...]))
+        // Backwards from the end: passing tag n's time brings tag n − 1 back into effect (nothing before tag 1).
+        s.v.player.rate = -1
+        waitUntil("start") { ended.count > 1 }
+        // (Reaching the start ends the item, which may flush the sequence after the last group.)
+        let backwards = s.log.titles.dropFirst(events.count).filter { $0 != "flush" }
+        XCTAssertEqual(backwards, [events[3].title, events[2].title, events[1].title, events[0].title])
     }
 
     func test_timedMetadata_followsTheGroupInEffect() throws {
