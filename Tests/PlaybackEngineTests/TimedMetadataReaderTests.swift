@@ -92,4 +92,37 @@ final class TimedMetadataReaderTests: XCTestCase {
         XCTAssertTrue(ItemSession.icyFields("no fields here").isEmpty)
         XCTAssertTrue(ItemSession.icyFields("").isEmpty)
     }
+
+    func test_id3Parser_damagedTags_neverTrap_andKeepTheirShape() {
+        // SplitMix64, so every machine damages the same bytes.
+        var state: UInt64 = 0x1D3
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let good = TimedID3Fixture.tag(for: TimedID3Fixture.events[2])
+        var parsed = 0
+        for round in 0..<3000 {
+            var bytes = good
+            if round % 3 == 0 {
+                // Random bytes behind a plausible header.
+                bytes = Array(good.prefix(10)) + (0..<Int(next() % 200)).map { _ in UInt8(truncatingIfNeeded: next()) }
+            } else {
+                for _ in 0..<(1 + Int(next() % 6)) {
+                    bytes[Int(next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: next())
+                }
+            }
+            for frame in ID3Tag.frames(bytes) {
+                parsed += 1
+                XCTAssertTrue((3...4).contains(frame.id.count), frame.id)
+                XCTAssertTrue(frame.id.allSatisfy { $0.isUppercase || $0.isNumber }, frame.id)
+                XCTAssertLessThanOrEqual(frame.data.count, bytes.count)
+            }
+            _ = ItemSession.icyFields(String(decoding: bytes, as: UTF8.self))
+        }
+        XCTAssertGreaterThan(parsed, 1000, "most damaged copies still hold frames")
+    }
 }

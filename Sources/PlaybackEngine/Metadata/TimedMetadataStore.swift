@@ -63,7 +63,7 @@ package final class TimedMetadataStore: @unchecked Sendable {
     /// Adds `sample` in time order, unless it is there already.
     package func add(_ sample: TimedMetadataSample) {
         let added: Bool = lock.withLock {
-            let i = samples.firstIndex { $0.time > sample.time } ?? samples.count
+            let i = index(after: sample.time)
             var j = i - 1
             while j >= 0 && samples[j].time == sample.time {
                 if samples[j] == sample { return false }
@@ -91,22 +91,50 @@ package final class TimedMetadataStore: @unchecked Sendable {
     /// The samples with `lower < time <= upper`, in time order: what playing forwards from `lower` to `upper`
     /// passes.
     package func samples(after lower: CMTime, through upper: CMTime) -> [TimedMetadataSample] {
-        lock.withLock { samples.filter { $0.time > lower && $0.time <= upper } }
+        lock.withLock { Array(samples[index(after: lower)..<index(after: upper)]) }
     }
 
     /// The samples with `lower < time <= upper`, latest first: what playing backwards from `upper` to `lower`
     /// passes.
     package func samples(before upper: CMTime, downTo lower: CMTime) -> [TimedMetadataSample] {
-        lock.withLock { samples.filter { $0.time > lower && $0.time <= upper }.reversed() }
+        lock.withLock { samples[index(after: lower)..<index(after: upper)].reversed() }
     }
 
     /// The sample in effect at `t` (the latest with `time <= t`), nil before the first.
     package func sample(at t: CMTime) -> TimedMetadataSample? {
-        lock.withLock { samples.last { $0.time <= t } }
+        lock.withLock {
+            let i = index(after: t)
+            return i > 0 ? samples[i - 1] : nil
+        }
     }
 
     /// The sample in effect just before `t` (the latest with `time < t`).
     package func sample(justBefore t: CMTime) -> TimedMetadataSample? {
-        lock.withLock { samples.last { $0.time < t } }
+        lock.withLock {
+            let i = index(atOrAfter: t)
+            return i > 0 ? samples[i - 1] : nil
+        }
+    }
+
+    /// The index of the first sample later than `t` (binary search: a live stream's store grows all session long,
+    /// and it is asked at every playback step). Under `lock`.
+    private func index(after t: CMTime) -> Int {
+        partition { $0.time > t }
+    }
+
+    /// The index of the first sample at or after `t`. Under `lock`.
+    private func index(atOrAfter t: CMTime) -> Int {
+        partition { $0.time >= t }
+    }
+
+    /// The first index whose sample satisfies `isUpper` (false for every earlier one, true for every later one).
+    private func partition(_ isUpper: (TimedMetadataSample) -> Bool) -> Int {
+        var low = 0
+        var high = samples.count
+        while low < high {
+            let mid = (low + high) / 2
+            if isUpper(samples[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 }
