@@ -246,6 +246,9 @@ final class MetadataOutputTests: XCTestCase {
             s.item.timedMetadata?.first { $0.identifier == .id3MetadataTitleDescription }?.stringValue
                 == events[1].title
         }
+        // Before the first tag nothing is in effect.
+        exactSeek(s.item, 0.2)
+        waitUntil("nothing in effect") { s.item.timedMetadata == nil }
         observation.invalidate()
     }
 }

@@ -10,6 +10,12 @@ protocol TimedMetadataFeedOwner: AnyObject, Sendable {
     func feedDelivered(_ sample: TimedMetadataSample, session: ItemSession)
     /// The sequence was interrupted (a seek, another item): what was delivered is no longer in effect.
     func feedFlushed()
+    /// A sequence started at a time where no sample is in effect (under the feed's lock).
+    func feedStartedWithNothingInEffect(session: ItemSession)
+}
+
+extension TimedMetadataFeedOwner {
+    func feedStartedWithNothingInEffect(session: ItemSession) {}
 }
 
 /// Follows the playhead of one item session through its timed metadata (``ItemSession/timedMetadata``) and hands
@@ -93,7 +99,11 @@ final class TimedMetadataFeed: PlayheadSink, @unchecked Sendable {
                 }
             } else {
                 sequenceStart = target
-                if let inEffect = store.sample(at: target) { delivered = [inEffect] }
+                if let inEffect = store.sample(at: target) {
+                    delivered = [inEffect]
+                } else {
+                    owner.feedStartedWithNothingInEffect(session: from)
+                }
             }
             last = target
             for s in delivered {

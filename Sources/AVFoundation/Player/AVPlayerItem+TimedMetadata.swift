@@ -36,6 +36,14 @@ final class ItemTimedMetadata: TimedMetadataFeedOwner, @unchecked Sendable {
     }
 
     func feedFlushed() {}
+
+    /// A seek to before the first tag: nothing is in effect any more.
+    func feedStartedWithNothingInEffect(session: ItemSession) {
+        DispatchQueue.main.async { [weak item] in
+            guard let item, item.session === session, item.timedMetadata != nil else { return }
+            item.set(\.timedMetadata) { $0.timedMetadata = nil }
+        }
+    }
 }
 
 /// Immutable metadata items handed to the main queue.

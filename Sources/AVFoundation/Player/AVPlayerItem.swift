@@ -171,7 +171,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// Empty until ready.
     open var tracks: [AVPlayerItemTrack] { access(\.tracks) { $0.tracks } }
     /// The items of the timed-metadata group in effect at the current time (deprecated by Apple in favour of
-    /// ``AVPlayerItemMetadataOutput``, which delivers the same groups): nil until playback reaches the first;
+    /// ``AVPlayerItemMetadataOutput``, which delivers the same groups): nil before the first (also after a seek there);
     /// changes on the main queue. See ``AVPlayerItemMetadataOutput`` for the sources.
     open var timedMetadata: [AVMetadataItem]? { access(\.timedMetadata) { $0.timedMetadata } }
 
