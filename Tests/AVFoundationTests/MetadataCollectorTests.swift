@@ -125,14 +125,26 @@ final class MetadataCollectorTests: XCTestCase {
         XCTAssertEqual(adSecond.modified, IndexSet(), "the chapter is not collected here")
         XCTAssertEqual(adSecond.groups[1].items.compactMap(\.stringValue), ["ad 2"])
 
+        // Paused, with no new segment: a reload that only changes a date range still reaches the collectors (the
+        // player waits at the live edge, reloading).
+        v.player.pause()
+        ranges.withLock { $0 = [Self.ad1 + #",X-COM-EXAMPLE-SEEN="paused""#, Self.chapterEnded, Self.ad2] }
+        waitUntil("collection while paused", timeout: 30) { allLog.calls.count >= 3 && adLog.calls.count >= 3 }
+        XCTAssertEqual(allLog.calls[2].modified, IndexSet([0]))
+        XCTAssertEqual(allLog.calls[2].new, IndexSet())
+        XCTAssertEqual(
+            metadataItem(allLog.calls[2].groups[0], "lsdr/X-COM-EXAMPLE-SEEN")?.stringValue, "paused")
+        XCTAssertEqual(adLog.calls[2].modified, IndexSet([0]))
+        v.player.play()
+
         // The collector removed: nothing more reaches it.
         item.remove(all)
         XCTAssertEqual(item.mediaDataCollectors.count, 1)
         ranges.withLock { $0 = [Self.ad1, Self.chapterEnded] + [Self.ad2 + #",X-COM-EXAMPLE-EXTRA="x""#] }
         live.advance(segments: 1)
-        waitUntil("third collection", timeout: 30) { adLog.calls.count >= 3 }
-        XCTAssertEqual(allLog.calls.count, 2)
-        XCTAssertEqual(adLog.calls[2].modified, IndexSet([1]), "ad-2 changed")
+        waitUntil("fourth collection", timeout: 30) { adLog.calls.count >= 4 }
+        XCTAssertEqual(allLog.calls.count, 3)
+        XCTAssertEqual(adLog.calls[3].modified, IndexSet([0, 1]), "ad-1 lost an attribute, ad-2 gained one")
         v.player.pause()
         withExtendedLifetime(server) {}
     }

@@ -15,8 +15,8 @@ import PlaybackEngine
 /// is not among `classifyingLabels` is left out; items whose identifier is not among `identifiers` are left out of
 /// their group (nil: no filter).
 ///
-/// The collector looks at the item's playlist as playback moves (a reload is seen at the next playback step), on
-/// the engine's thread, and calls the delegate on its queue.
+/// The collector looks at the item's playlist whenever a reload changes its date ranges (also while playback is
+/// paused or waits at a live edge) and as playback moves, and calls the delegate on its queue.
 ///
 /// Differs from Apple: with no delegate queue the delegate is called on the main queue.
 ///
@@ -136,8 +136,8 @@ final class WeakMetadataCollector: @unchecked Sendable {
     init(_ collector: AVPlayerItemMetadataCollector) { self.collector = collector }
 }
 
-/// Watches an item session's date ranges (``ItemSession/dateRanges``) at every playback step and hands each change
-/// to its collector: every range seen so far, sorted by start date then ID, with the IDs new or modified.
+/// Watches an item session's date ranges (``ItemSession/dateRanges``) at every playback step and whenever the source
+/// reports a change, and hands each change to its collector: every range seen so far, sorted by start date then ID, with the IDs new or modified.
 ///
 /// The engine thread calls in with no engine lock held; comparing the playlist's ranges with the last ones is
 /// cheap (an array comparison) when nothing changed.
@@ -153,17 +153,30 @@ final class DateRangeFeed: PlayheadSink, @unchecked Sendable {
     /// Every range seen, by ID (the latest version).
     private var known: [String: DateRangeDescription] = [:]
 
-    /// Follows `newSession` (nil: nothing), collecting anew.
+    /// Follows `newSession` (nil: nothing), collecting anew; also told of its playlist's changes while playback
+    /// waits (a paused or stalled live stream still reloads).
     func setSession(_ newSession: ItemSession?) {
-        lock.withLock {
-            guard session !== newSession else { return }
+        let changed: Bool = lock.withLock {
+            guard session !== newSession else { return false }
             session = newSession
             lastListed = []
             known = [:]
+            return true
+        }
+        guard changed, let newSession else { return }
+        newSession.addDateRangesObserver { [weak self, weak newSession] in
+            guard let self, let newSession else { return }
+            self.collect(from: newSession)
         }
     }
 
     func playheadMoved(to itemTime: CMTime, rate: Float, session from: ItemSession) {
+        collect(from: from)
+    }
+
+    /// Compares `from`'s date ranges with the last ones and hands a change to the collector (engine thread, or the
+    /// source's reading thread).
+    private func collect(from: ItemSession) {
         guard let collector = owner?.collector else { return }
         lock.withLock {
             guard from === session else { return }

@@ -44,6 +44,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private var publishedDateMapping: DateMapping?
     private var publishedLiveWindow: CMTimeRange?
     private var publishedDateRanges: [DateRangeDescription] = []
+    private var dateRangesObserver: (@Sendable () -> Void)?
 
     /// A source for the presentation at `url`.
     package init(url: URL, sourceOptions: SourceOptions = SourceOptions(), cancellation: Cancellation = Cancellation())
@@ -210,6 +211,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package var dateRanges: [DateRangeDescription] { publishLock.withLock { publishedDateRanges } }
 
+    package func observeDateRanges(_ handler: @escaping @Sendable () -> Void) {
+        publishLock.withLock { dateRangesObserver = handler }
+    }
+
     /// Publishes what the variant's playlist says for readers on other threads: every segment's program date time at
     /// the container time its segment starts, (live) the window, and its date ranges.
     private func publish(_ main: HLSInput) {
@@ -221,11 +226,13 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         let mapping = DateMapping(anchors: anchors)
         let window = playlist.isLive ? main.window : nil
         let ranges = playlist.dateRanges.map(Self.description)
-        publishLock.withLock {
+        let observer: (@Sendable () -> Void)? = publishLock.withLock {
             publishedDateMapping = mapping
             publishedLiveWindow = window
-            publishedDateRanges = ranges
+            defer { publishedDateRanges = ranges }
+            return publishedDateRanges != ranges ? dateRangesObserver : nil
         }
+        observer?()
     }
 
     /// `range` for the engine: its attributes other than ID, CLASS, START-DATE, END-DATE and END-ON-NEXT by their

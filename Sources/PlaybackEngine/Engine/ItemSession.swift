@@ -38,6 +38,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     var metadataReader: TimedMetadataReader?
     /// The item's timed metadata (ID3 tags, ICY titles), filled as it is found.
     package let timedMetadata = TimedMetadataStore()
+    /// Told of the source's date-range changes (``addDateRangesObserver(_:)``); guarded by `lock`.
+    var dateRangesObservers: [@Sendable () -> Void] = []
 
     // Guarded by `lock` (swapped when the played streams change during playback).
     private var _videoPackets: PacketQueue?
@@ -106,6 +108,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
         guard started else { throw FFmpegError.exit }
         try source.open()
+        forwardDateRangeChanges(of: source)
         let info = source.info
         if let preferences = descriptor.streamPreferences {
             (descriptor.videoStream, descriptor.audioStream) = StreamChooser.choose(

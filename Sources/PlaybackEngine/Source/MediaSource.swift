@@ -94,6 +94,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// for media without them (files). Any thread.
     var dateRanges: [DateRangeDescription] { get }
 
+    /// Calls `handler` (on the source's reading thread, no lock held) after every change of ``dateRanges`` (a live
+    /// playlist reloaded while playback waits, say). Any thread; one handler, the last set.
+    func observeDateRanges(_ handler: @escaping @Sendable () -> Void)
+
     /// The last SHOUTcast/Icecast (ICY) metadata block the transport delivered (`StreamTitle='…';`), nil when none
     /// (files, and streams without ICY metadata). The reading thread.
     var icyMetadata: String? { get }
@@ -114,6 +118,9 @@ extension MediaSource {
 
     /// Files announce no date ranges.
     package var dateRanges: [DateRangeDescription] { [] }
+
+    /// Files announce no date ranges: nothing to observe.
+    package func observeDateRanges(_ handler: @escaping @Sendable () -> Void) {}
 
     /// Only libavformat's HTTP protocol delivers ICY metadata.
     package var icyMetadata: String? { nil }
