@@ -31,6 +31,7 @@ extension AVPlayerItem {
             return session
         }
         outputsAttached(session: session, engine: player.existingEngine)
+        timedMetadataAttached(session: session, engine: player.existingEngine)
         installVideoCompositor(on: session)
         return session
     }
@@ -51,6 +52,7 @@ extension AVPlayerItem {
             return (old, s.resumeCompletions)
         }
         outputsDetached()
+        timedMetadataDetached(engine: player?.existingEngine)
         old?.stop()
         // Seeks made while it waited to play again: the item is at their time.
         for completion in completions { completion(true) }

@@ -1,4 +1,5 @@
 import Foundation
+import PlaybackEngine
 
 /// A track of a player item: whether the item presents it, and its current frame rate.
 open class AVPlayerItemTrack: NSObject, @unchecked Sendable {
@@ -101,5 +102,10 @@ open class AVTextStyleRule: NSObject, @unchecked Sendable {
     }
 }
 
-/// Collects media data (date-range metadata of streams); abstract, as Apple's.
-open class AVPlayerItemMediaDataCollector: NSObject, @unchecked Sendable {}
+/// Collects media data (date-range metadata of streams); abstract, as Apple's (see
+/// ``AVPlayerItemMetadataCollector``).
+open class AVPlayerItemMediaDataCollector: NSObject, @unchecked Sendable {
+    /// Subclasses follow `session` on `engine` from here (nil: the item left its player, or the collector its
+    /// item). Any thread, no lock held.
+    func bindingChanged(session: ItemSession?, engine: PlayerEngine?) {}
+}

@@ -212,6 +212,10 @@ final class HLSInput {
                 feed.replace(playlist: reloaded)
                 onPlaylistChange?()
                 if feed.nextIndex < reloaded.segments.count { return true }
+            } else if reloaded.dateRanges != playlist.dateRanges {
+                // Date ranges added or updated with no new segment still reach the source's readers.
+                playlist.dateRanges = reloaded.dateRanges
+                onPlaylistChange?()
             }
             if reloaded.hasEndList { return feed.nextIndex < reloaded.segments.count }
         }
