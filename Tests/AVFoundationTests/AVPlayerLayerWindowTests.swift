@@ -99,6 +99,97 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         XCTAssertEqual(fill.width, 640)
     }
 
+    /// `subtitles.mkv` with its SubRip track selected: cue 1 ("Cue 1 at 0.5") is due from 0.521 s to 1.221 s. Each
+    /// picture is read back twice, with a legible output suppressing player rendering and without: the pixels that
+    /// differ are the subtitle's. The item's text style rule colours the text pure green.
+    func test_window_drawsTheCueDue_atTheBottomOfTheVideoRect_andNotWhenSuppressed() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let layer = AVPlayerLayer(player: v.player)
+        defer { layer.player = nil }
+        let item = AVPlayerItem(url: try fixture(.subtitles))
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
+        item.select(try XCTUnwrap(group.options.first { $0.displayName == "SubRip" }), in: group)
+        let green = try XCTUnwrap(
+            AVTextStyleRule(textMarkupAttributes: [kCMTextMarkupAttribute_ForegroundColorARGB: [1.0, 0, 1, 0]]))
+        item.textStyleRules = [green]
+        let output = AVPlayerItemLegibleOutput()
+        output.suppressesPlayerRendering = true
+        item.add(output)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("first picture") { layer.isReadyForDisplay }
+        waitUntil("cues decoded") { item.read { $0.session }?.subtitleCues?.isComplete == true }
+
+        // A cue due: suppressed, then shown.
+        seek(item, to: 0.8)
+        let off = try XCTUnwrap(readBack(layer) { shows($0, 0.8) }, "no picture at 0.8 s")
+        item.remove(output)
+        seek(item, to: 0.8)
+        let on = try XCTUnwrap(
+            readBack(layer) { shows($0, 0.8) && differences($0, off).count > 200 }, "no subtitle drawn")
+        XCTAssertTrue(on.videoRect == (0, 0, 320, 240), "\(on.videoRect)")
+        XCTAssertEqual(index(in: off), index(in: on), "the same picture under it")
+        let changed = differences(on, off)
+        XCTAssertTrue(changed.allSatisfy { $0.y >= 180 }, "all in the bottom quarter of the video rect")
+        let centre = Double(changed.map(\.x).min()! + changed.map(\.x).max()!) / 2
+        XCTAssertEqual(centre, 160, accuracy: 16, "centred")
+        XCTAssertGreaterThan(changed.filter { isGreen(on, $0) }.count, 40, "drawn in the rule’s colour")
+
+        // No cue due (cue 1 starts at 0.521 s): the window draws the picture alone, with or without suppression.
+        seek(item, to: 0.3)
+        let gapOn = try XCTUnwrap(readBack(layer) { shows($0, 0.3) }, "no picture at 0.3 s")
+        item.add(output)
+        seek(item, to: 0.3)
+        let gapOff = try XCTUnwrap(readBack(layer) { shows($0, 0.3) }, "no picture at 0.3 s")
+        XCTAssertEqual(differences(gapOn, gapOff).count, 0, "nothing drawn over the picture")
+
+        // The subtitle scales with the window: twice the size, about four times the pixels.
+        layer.frame = CGRect(x: 0, y: 0, width: 640, height: 480)
+        seek(item, to: 0.8)
+        let largeOff = try XCTUnwrap(readBack(layer) { $0.width == 640 && shows($0, 0.8) }, "no redraw")
+        item.remove(output)
+        seek(item, to: 0.8)
+        let largeOn = try XCTUnwrap(
+            readBack(layer) { $0.width == 640 && shows($0, 0.8) && differences($0, largeOff).count > 200 },
+            "no subtitle drawn in the larger window")
+        let largeChanged = differences(largeOn, largeOff)
+        XCTAssertTrue(largeChanged.allSatisfy { $0.y >= 360 }, "all in the bottom quarter")
+        let ratio = Double(largeChanged.count) / Double(changed.count)
+        XCTAssertGreaterThan(ratio, 2.5, "larger text in a larger window")
+        XCTAssertLessThan(ratio, 6)
+    }
+
+    private func seek(_ item: AVPlayerItem, to seconds: Double) {
+        let done = LockedBox<Bool?>(nil)
+        item.seek(
+            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
+        ) { ok in done.withLock { $0 = ok } }
+        waitUntil("seek \(seconds)") { done.withLock { $0 } != nil }
+    }
+
+    /// Whether `s` shows the picture at `seconds` (within a frame).
+    private func shows(_ s: SDLVideoWindow.Snapshot, _ seconds: Double) -> Bool {
+        (s.itemTime.seconds - seconds).magnitude <= 1.0 / 30
+    }
+
+    /// Whether pixel `p` of `s` is pure green.
+    private func isGreen(_ s: SDLVideoWindow.Snapshot, _ p: (x: Int, y: Int)) -> Bool {
+        let o = (p.y * s.width + p.x) * 4
+        return s.pixels[o + 1] > 220 && s.pixels[o + 2] < 40 && s.pixels[o] < 40
+    }
+
+    /// The pixels that differ between two snapshots of the same size.
+    private func differences(_ a: SDLVideoWindow.Snapshot, _ b: SDLVideoWindow.Snapshot) -> [(x: Int, y: Int)] {
+        guard a.width == b.width, a.height == b.height else { return [(0, 0)] }
+        var found: [(x: Int, y: Int)] = []
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let o = (y * a.width + x) * 4
+                if a.pixels[o..<o + 3] != b.pixels[o..<o + 3] { found.append((x, y)) }
+            }
+        }
+        return found
+    }
+
     /// The window's next draw that satisfies `condition` (within 10 s).
     private func readBack(
         _ layer: AVPlayerLayer, _ condition: (SDLVideoWindow.Snapshot) -> Bool

@@ -10,6 +10,14 @@ import PlaybackEngine
 /// the current item; closing the window hides it until the layer is given another player. Without a display the layer is offscreen: it draws nothing, but
 /// ``isReadyForDisplay``, ``videoRect`` and ``displayedPixelBuffer()`` behave as on Apple's systems.
 ///
+/// Subtitles of the option selected in the item's legible media-selection group are drawn over the picture, inside the
+/// video rectangle and scaled with it, rendered with libass at the window's resolution: text formats with their
+/// styling (ASS/SSA styles and positions as they are; SubRip, WebVTT, mov_text and CEA-608 as libavcodec converts them
+/// to ASS events, keeping bold, italic, underline and colour), with the item's `textStyleRules` laid over them, and
+/// bitmap formats (PGS, DVB, VobSub) as pictures scaled from their frame. A legible output with
+/// `suppressesPlayerRendering` set stops them, as a video output with it stops the picture. Subtitles follow the
+/// picture shown: they change with the next picture presented (as a paused player's do after a seek or step).
+///
 /// Observable with `observe(_:options:changeHandler:)` (handlers on the main queue) and Swift Observation:
 /// ``isReadyForDisplay``, ``videoRect``, ``player``, ``videoGravity``, ``frame`` and ``bounds``.
 ///
@@ -131,11 +139,23 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         if let player { PlayerLayerRegistry.shared.remove(self, from: player) }
     }
 
-    /// Whether a video output of the item playing `session` asks the player not to render video itself
-    /// (`AVPlayerItemOutput.suppressesPlayerRendering`): then the layer shows nothing.
-    func renderingSuppressed(for session: ItemSession) -> Bool {
-        guard let item = read({ $0.player })?.currentItem, item.session === session else { return false }
-        return item.outputs.contains { $0 is AVPlayerItemVideoOutput && $0.suppressesPlayerRendering }
+    /// What the layer draws of the item playing `session`: nothing when a video output of the item asks the player
+    /// not to render video itself (`AVPlayerItemOutput.suppressesPlayerRendering`); else the picture with the cues of
+    /// the selected legible option over it — unless a legible output asks the same — styled by the item's
+    /// `textStyleRules`.
+    func rendering(for session: ItemSession) -> (video: Bool, subtitles: SubtitleCueStore?, style: SubtitleTextStyle) {
+        guard let item = read({ $0.player })?.currentItem, item.session === session else {
+            return (true, nil, SubtitleTextStyle())
+        }
+        let outputs = item.outputs
+        if outputs.contains(where: { $0 is AVPlayerItemVideoOutput && $0.suppressesPlayerRendering }) {
+            return (false, nil, SubtitleTextStyle())
+        }
+        if outputs.contains(where: { $0 is AVPlayerItemLegibleOutput && $0.suppressesPlayerRendering }) {
+            return (true, nil, SubtitleTextStyle())
+        }
+        let rules = item.read { $0.textStyleRules } ?? []
+        return (true, session.subtitleCues, SubtitleTextStyle(rules))
     }
 
     /// Whether this is the layer that shows its player's video.
@@ -335,7 +355,9 @@ final class PlayerLayerSink: VideoFrameSink, @unchecked Sendable {
     private var time = CMTime.invalid
 
     func present(_ frame: VideoFrame, itemTime: CMTime, session from: ItemSession) {
-        guard let layer, layer.isShowingVideo, !layer.renderingSuppressed(for: from) else { return }
+        guard let layer, layer.isShowingVideo else { return }
+        let rendering = layer.rendering(for: from)
+        guard rendering.video else { return }
         let isFirst: Bool = lock.withLock {
             defer {
                 session = from
@@ -344,6 +366,7 @@ final class PlayerLayerSink: VideoFrameSink, @unchecked Sendable {
             }
             return session !== from
         }
+        layer.window.setSubtitles(rendering.subtitles, style: rendering.style)
         layer.window.present(frame, itemTime: itemTime, session: from)
         if isFirst { layer.firstPicture(of: from) }
     }
