@@ -21,7 +21,7 @@ import PlaybackEngine
 /// streaming texture), `'420v'` / `'420f'` (NV12) and `'BGRA'` are drawn as they are; grey (`'L008'`), `'RGBA'`
 /// and `'ARGB'` are converted to BGRA with libswscale on the window thread; other formats are not drawn.
 ///
-/// Subtitles (``setSubtitles(_:style:)``) are drawn over the picture on the window thread: a ``SubtitleRenderer``
+/// Subtitles (``setSubtitleSource(_:)``) are drawn over the picture on the window thread: a ``SubtitleRenderer``
 /// (libass) renders the cues shown at the picture's item time at the size the video rectangle has in the window,
 /// so text stays sharp and scales with the window, and the result is blended on as a texture of its own.
 package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
@@ -59,9 +59,8 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var settingsChanged = true
     /// Called on the window thread with each ``Event``.
     private var eventHandler: (@Sendable (Event) -> Void)?
-    /// The cues drawn over the pictures and their styling (``setSubtitles(_:style:)``).
-    private var subtitles: SubtitleCueStore?
-    private var subtitleStyle = SubtitleTextStyle()
+    /// Names the cues drawn over the pictures and their styling (``setSubtitleSource(_:)``).
+    private var subtitleSource: (@Sendable () -> SubtitleSelection)?
     /// Guarded by `snapshotReady`.
     private var snapshotRequested = false
     private var snapshot: Snapshot?
@@ -85,6 +84,8 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var windowRotation = 0
     private var windowSubtitles: SubtitleCueStore?
     private var windowSubtitleStyle = SubtitleTextStyle()
+    /// When the subtitle source was asked last (monotonic seconds).
+    private var subtitleSourceAsked = -Double.infinity
     /// The version of `windowSubtitles` drawn last.
     private var drawnSubtitleVersion: Int?
     /// Made with the first subtitles to draw; `subtitleRendererFailed` when libass could not start.
@@ -148,15 +149,18 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         lock.withLock { eventHandler = handler }
     }
 
-    /// Draws the cues of `store` shown at each picture's item time over the picture (nil: none), styled by `style`.
-    package func setSubtitles(_ store: SubtitleCueStore?, style: SubtitleTextStyle) {
+    /// Draws over each picture the cues of the store `source` names (nil: none), styled as it says; `source` is asked
+    /// on the window thread with each new picture and every ``subtitleSourceInterval`` seconds.
+    package func setSubtitleSource(_ source: (@Sendable () -> SubtitleSelection)?) {
         lock.withLock {
-            guard store !== subtitles || style != subtitleStyle else { return }
-            subtitles = store
-            subtitleStyle = style
+            subtitleSource = source
             settingsChanged = true
         }
     }
+
+    /// Tuning: how often the subtitle source is asked between pictures (a paused player's selection or style
+    /// change shows within this; asking costs a few lock acquisitions).
+    static let subtitleSourceInterval = 0.05
 
     /// Starts showing pictures (registers with the window thread). Called again after ``close()`` it reopens.
     package func open() {
@@ -206,7 +210,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         lock.lock()
         let (picture, changed, title, contentSize) = (pending, settingsChanged, self.title, self.contentSize)
         let (gravity, displaySize, rotation) = (self.gravity, self.displaySize, self.rotation)
-        let (subtitles, subtitleStyle) = (self.subtitles, self.subtitleStyle)
+        let source = subtitleSource
         let resize = window == nil ? nil : requestedSize
         if resize != nil { requestedSize = nil }
         pending = nil
@@ -220,9 +224,16 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
             windowGravity = gravity
             windowDisplaySize = displaySize
             windowRotation = rotation
-            windowSubtitles = subtitles
-            windowSubtitleStyle = subtitleStyle
             needsDraw = true
+        }
+        let now = MonotonicTime.now
+        if picture != nil || changed || now - subtitleSourceAsked >= Self.subtitleSourceInterval {
+            subtitleSourceAsked = now
+            let selection = source?() ?? SubtitleSelection(cues: nil)
+            if selection.cues !== windowSubtitles || selection.style != windowSubtitleStyle {
+                (windowSubtitles, windowSubtitleStyle) = (selection.cues, selection.style)
+                needsDraw = true
+            }
         }
         // Cues decoded after their picture was drawn (the stream is still being read while paused).
         if let windowSubtitles, windowSubtitles.version != drawnSubtitleVersion { needsDraw = true }

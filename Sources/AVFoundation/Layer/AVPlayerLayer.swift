@@ -15,8 +15,8 @@ import PlaybackEngine
 /// styling (ASS/SSA styles and positions as they are; SubRip, WebVTT, mov_text and CEA-608 as libavcodec converts them
 /// to ASS events, keeping bold, italic, underline and colour), with the item's `textStyleRules` laid over them, and
 /// bitmap formats (PGS, DVB, VobSub) as pictures scaled from their frame. A legible output with
-/// `suppressesPlayerRendering` set stops them, as a video output with it stops the picture. Subtitles follow the
-/// picture shown: they change with the next picture presented (as a paused player's do after a seek or step).
+/// `suppressesPlayerRendering` set stops them, as a video output with it stops the picture. Changes of the selection,
+/// the rules or the suppression show within a twentieth of a second, also while paused.
 ///
 /// Observable with `observe(_:options:changeHandler:)` (handlers on the main queue) and Swift Observation:
 /// ``isReadyForDisplay``, ``videoRect``, ``player``, ``videoGravity``, ``frame`` and ``bounds``.
@@ -68,6 +68,7 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
     public init(player: AVPlayer?) {
         super.init()
         sink.layer = self
+        window.setSubtitleSource { [weak self] in self?.subtitlesShown() ?? SubtitleSelection(cues: nil) }
         if let player { attach(player) }
     }
 
@@ -139,23 +140,22 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         if let player { PlayerLayerRegistry.shared.remove(self, from: player) }
     }
 
-    /// What the layer draws of the item playing `session`: nothing when a video output of the item asks the player
-    /// not to render video itself (`AVPlayerItemOutput.suppressesPlayerRendering`); else the picture with the cues of
-    /// the selected legible option over it — unless a legible output asks the same — styled by the item's
-    /// `textStyleRules`.
-    func rendering(for session: ItemSession) -> (video: Bool, subtitles: SubtitleCueStore?, style: SubtitleTextStyle) {
-        guard let item = read({ $0.player })?.currentItem, item.session === session else {
-            return (true, nil, SubtitleTextStyle())
-        }
-        let outputs = item.outputs
-        if outputs.contains(where: { $0 is AVPlayerItemVideoOutput && $0.suppressesPlayerRendering }) {
-            return (false, nil, SubtitleTextStyle())
-        }
-        if outputs.contains(where: { $0 is AVPlayerItemLegibleOutput && $0.suppressesPlayerRendering }) {
-            return (true, nil, SubtitleTextStyle())
-        }
-        let rules = item.read { $0.textStyleRules } ?? []
-        return (true, session.subtitleCues, SubtitleTextStyle(rules))
+    /// Whether a video output of the item playing `session` asks the player not to render video itself
+    /// (`AVPlayerItemOutput.suppressesPlayerRendering`): then the layer shows nothing.
+    func renderingSuppressed(for session: ItemSession) -> Bool {
+        guard let item = read({ $0.player })?.currentItem, item.session === session else { return false }
+        return item.outputs.contains { $0 is AVPlayerItemVideoOutput && $0.suppressesPlayerRendering }
+    }
+
+    /// The subtitles drawn over the picture on display (the window's thread asks): the cues of the legible option
+    /// selected for the item the picture is of, styled by its `textStyleRules`; none when a legible output of the
+    /// item suppresses player rendering, or the item is no longer current.
+    func subtitlesShown() -> SubtitleSelection {
+        guard let (session, _, _) = sink.last, let item = read({ $0.player })?.currentItem, item.session === session,
+            !item.outputs.contains(where: { $0 is AVPlayerItemLegibleOutput && $0.suppressesPlayerRendering })
+        else { return SubtitleSelection(cues: nil) }
+        return SubtitleSelection(
+            cues: session.subtitleCues, style: SubtitleTextStyle(item.read { $0.textStyleRules } ?? []))
     }
 
     /// Whether this is the layer that shows its player's video.
@@ -355,9 +355,7 @@ final class PlayerLayerSink: VideoFrameSink, @unchecked Sendable {
     private var time = CMTime.invalid
 
     func present(_ frame: VideoFrame, itemTime: CMTime, session from: ItemSession) {
-        guard let layer, layer.isShowingVideo else { return }
-        let rendering = layer.rendering(for: from)
-        guard rendering.video else { return }
+        guard let layer, layer.isShowingVideo, !layer.renderingSuppressed(for: from) else { return }
         let isFirst: Bool = lock.withLock {
             defer {
                 session = from
@@ -366,7 +364,6 @@ final class PlayerLayerSink: VideoFrameSink, @unchecked Sendable {
             }
             return session !== from
         }
-        layer.window.setSubtitles(rendering.subtitles, style: rendering.style)
         layer.window.present(frame, itemTime: itemTime, session: from)
         if isFirst { layer.firstPicture(of: from) }
     }

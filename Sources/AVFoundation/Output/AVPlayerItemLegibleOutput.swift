@@ -19,7 +19,7 @@ import PlaybackEngine
 /// `AVPlayerItem.textStyleRules` without a selector apply to every string.
 ///
 /// With `suppressesPlayerRendering` set, an `AVPlayerLayer` of the item's player stops drawing the subtitles over the
-/// picture (the app draws the delivered strings itself), as on Apple's systems; with the next picture presented.
+/// picture (the app draws the delivered strings itself), as on Apple's systems.
 ///
 /// Sources: SubRip, WebVTT, mov_text (3GPP timed text) and ASS/SSA subtitle tracks of files (libavcodec decodes
 /// every one into ASS events, whose styling is mapped). Bitmap subtitles (PGS, DVB, VobSub) are decoded but carry

@@ -26,3 +26,15 @@ package struct SubtitleTextStyle: Sendable, Equatable {
     /// Whether nothing is set.
     package var isEmpty: Bool { self == SubtitleTextStyle() }
 }
+
+/// The subtitles a window draws: the cues of one stream and the styling laid over them.
+package struct SubtitleSelection: Sendable {
+    /// The cues (nil: none are drawn).
+    package var cues: SubtitleCueStore?
+    package var style: SubtitleTextStyle
+
+    package init(cues: SubtitleCueStore?, style: SubtitleTextStyle = SubtitleTextStyle()) {
+        self.cues = cues
+        self.style = style
+    }
+}
