@@ -101,6 +101,29 @@ final class SubtitleRendererTests: XCTestCase {
         XCTAssertEqual(pixels(colour, where: isOpaqueWhite).count, 0, "no white fill")
     }
 
+    /// CEA-608 captions (libavcodec's `ccaption` events, in its own script) are drawn, and only while due.
+    func test_closedCaptions_areDrawnWhileDue() throws {
+        let reader = SubtitleTrackReader(
+            source: FFmpegSource(url: try Fixtures.url(.captions608)), streamIndex: 0, timeOrigin: .zero,
+            closedCaptions: true)
+        reader.start()
+        let deadline = Date().addingTimeInterval(30)
+        while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+        reader.stop()
+        let store = reader.store
+        XCTAssertTrue(store.isComplete)
+        let r = try renderer()
+        r.setScript(header: store.assHeader, style: SubtitleTextStyle())
+        for caption in Fixture.closedCaptions {
+            let middle = seconds((caption.start + caption.end) / 2)
+            let image = try XCTUnwrap(
+                r.render(store.shown(at: middle), at: middle, width: 640, height: 480), caption.text)
+            XCTAssertGreaterThan(pixels(image, where: isOpaqueWhite).count, 100, caption.text)
+            let after = seconds(caption.end + 0.1)
+            XCTAssertNil(r.render(store.shown(at: after), at: after, width: 640, height: 480), caption.text)
+        }
+    }
+
     func test_textStyle_setsColourAndFontSize() throws {
         let r = try renderer()
         let cues = [cue("Styled", from: 0, to: 5)]
