@@ -154,6 +154,14 @@ final class SubtitleRendererTests: XCTestCase {
         XCTAssertGreaterThan(
             pixels(bold, where: isOpaqueWhite).count, pixels(base, where: isOpaqueWhite).count, "bold strokes are wider"
         )
+
+        style = SubtitleTextStyle()
+        style.italic = true
+        r.setScript(header: nil, style: style)
+        let italic = try XCTUnwrap(r.render(cues, at: seconds(1), width: 640, height: 480))
+        XCTAssertNotEqual(italic.pixels, base.pixels, "italic draws differently")
+        r.setScript(header: nil, style: SubtitleTextStyle())
+        XCTAssertEqual(r.render(cues, at: seconds(1), width: 640, height: 480), base, "no style: as at first")
     }
 
     func test_plainText_isEscaped_andBitmapsAreScaledIntoTheFrame() throws {
