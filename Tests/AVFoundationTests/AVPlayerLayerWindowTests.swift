@@ -157,42 +157,45 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         XCTAssertLessThan(ratio, 6)
     }
 
-    /// `pgs_subtitles.mkv` (PGS, a bitmap format) in a window twice the picture's size: the yellow box placed at
-    /// (40, 180) 240x40 in the 320x240 subtitle frame from 1 s to 2 s is drawn at (80, 360) 480x80, every pixel of it
-    /// yellow and nothing else changed; the cyan box (100, 20) 120x30 of 3–4 s at (200, 40) 240x60; nothing between.
+    /// `bitmap_subtitles.mkv`'s PGS, DVD and DVB tracks (bitmap formats) in a window twice the picture's size: the
+    /// yellow box placed at (40, 180) 240x40 in the 320x240 subtitle frame from 1 s to 2 s is drawn at (80, 360)
+    /// 480x80, every pixel of it yellow and nothing else changed; the cyan box (100, 20) 120x30 of 3–4 s at (200, 40)
+    /// 240x60; nothing between.
     func test_window_drawsBitmapSubtitles_scaledIntoTheVideoRect() throws {
         let v = VirtualPlayer(mode: .manual)
         let layer = AVPlayerLayer(player: v.player)
         defer { layer.player = nil }
         layer.frame = CGRect(x: 0, y: 0, width: 640, height: 480)
-        let item = AVPlayerItem(url: try fixture(.pgsSubtitles))
+        let item = AVPlayerItem(url: try fixture(.bitmapSubtitles))
         let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
-        item.select(try XCTUnwrap(group.options.first), in: group)
+        XCTAssertEqual(group.options.map(\.displayName), ["PGS", "DVD", "DVB"])
         let output = AVPlayerItemLegibleOutput()
         output.suppressesPlayerRendering = true
         item.add(output)
         v.player.replaceCurrentItem(with: item)
         waitUntil("first picture") { layer.isReadyForDisplay }
-        waitUntil("cues decoded") { item.read { $0.session }?.subtitleCues?.isComplete == true }
 
-        func check(at seconds: Double, box: (x: Int, y: Int, width: Int, height: Int)?, colour: (Int, Int, Int)) throws
-        {
+        func check(
+            at seconds: Double, box: (x: Int, y: Int, width: Int, height: Int)?, colour: (Int, Int, Int),
+            _ name: String
+        ) throws {
             seek(item, to: seconds)
             let off = try XCTUnwrap(readBack(layer) { $0.width == 640 && shows($0, seconds) }, "no picture")
             item.remove(output)
             defer { item.add(output) }
             guard let box else {
                 let on = try XCTUnwrap(readBack(layer) { shows($0, seconds) })
-                XCTAssertEqual(differences(on, off).count, 0, "nothing drawn at \(seconds) s")
+                XCTAssertEqual(differences(on, off).count, 0, "nothing drawn at \(seconds) s (\(name))")
                 return
             }
             let on = try XCTUnwrap(
-                readBack(layer) { shows($0, seconds) && differences($0, off).count > 1000 }, "no box at \(seconds) s")
+                readBack(layer) { shows($0, seconds) && differences($0, off).count > 1000 },
+                "no box at \(seconds) s (\(name))")
             XCTAssertTrue(on.videoRect == (0, 0, 640, 480), "\(on.videoRect)")
             let inside = { (p: (x: Int, y: Int)) in
                 (box.x..<box.x + box.width).contains(p.x) && (box.y..<box.y + box.height).contains(p.y)
             }
-            XCTAssertTrue(differences(on, off).allSatisfy(inside), "only the box changed at \(seconds) s")
+            XCTAssertTrue(differences(on, off).allSatisfy(inside), "only the box changed at \(seconds) s (\(name))")
             var matching = 0
             for y in box.y..<box.y + box.height {
                 for x in box.x..<box.x + box.width {
@@ -201,11 +204,18 @@ final class AVPlayerLayerWindowTests: XCTestCase {
                     if abs(r - colour.0) <= 3 && abs(g - colour.1) <= 3 && abs(b - colour.2) <= 3 { matching += 1 }
                 }
             }
-            XCTAssertEqual(matching, box.width * box.height, "the whole box in its colour at \(seconds) s")
+            XCTAssertEqual(matching, box.width * box.height, "the whole box in its colour at \(seconds) s (\(name))")
         }
-        try check(at: 1.5, box: (80, 360, 480, 80), colour: (255, 255, 0))
-        try check(at: 2.5, box: nil, colour: (0, 0, 0))
-        try check(at: 3.5, box: (200, 40, 240, 60), colour: (0, 255, 255))
+        for option in group.options {
+            item.select(option, in: group)
+            waitUntil("\(option.displayName) decoded") {
+                let store = item.read { $0.session }?.subtitleCues
+                return store?.streamIndex == option.streamIndex && store?.isComplete == true
+            }
+            try check(at: 1.5, box: (80, 360, 480, 80), colour: (255, 255, 0), option.displayName)
+            try check(at: 2.5, box: nil, colour: (0, 0, 0), option.displayName)
+            try check(at: 3.5, box: (200, 40, 240, 60), colour: (0, 255, 255), option.displayName)
+        }
     }
 
     private func seek(_ item: AVPlayerItem, to seconds: Double) {
