@@ -58,7 +58,7 @@ struct AvPlay {
          m                    mute / unmute
          9 / 0                volume − / + 10 %
          a                    next audio option (the asset's audible media-selection group)
-         s                    next subtitle option, then off (the legible group)
+         s                    next subtitle option, then off (the legible group); drawn in the window
          n                    next item in the queue
          q                    quit (exit status 0; Ctrl-C quits with 130; closing the window quits too)
         The terminal's settings are restored on every exit, Ctrl-C and SIGTERM included.

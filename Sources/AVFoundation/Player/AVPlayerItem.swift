@@ -252,7 +252,13 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set { set(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant = newValue } }
     }
 
-    /// WebVTT styling; stored until subtitle rendering lands.
+    /// Styling laid over the item's subtitles, as Apple's `textStyleRules`: rules without a `textSelector` apply to
+    /// every cue, later rules over earlier ones. They reach the strings of legible outputs (their attributes added to
+    /// each string) and the subtitles drawn in an `AVPlayerLayer`'s window (foreground colour, bold, italic,
+    /// underline, font family, and font size as a percentage of the video's height or relative to the size
+    /// otherwise used, each replacing what the stream's styles say; a cue's own inline styling still applies to its
+    /// runs). Differs from Apple: Apple applies the rules to WebVTT only; here to every text subtitle format. Rules
+    /// with a selector are ignored (no format here carries the cue classes they would match).
     open var textStyleRules: [AVTextStyleRule]? {
         get { access(\.textStyleRules) { $0.textStyleRules } }
         set { set(\.textStyleRules) { $0.textStyleRules = newValue } }

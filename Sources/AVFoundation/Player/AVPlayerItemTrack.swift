@@ -87,21 +87,6 @@ public struct AVAudioTimePitchAlgorithm: RawRepresentable, Hashable, Sendable {
     public static let lowQualityZeroLatency = AVAudioTimePitchAlgorithm(rawValue: "LowQualityZeroLatency")
 }
 
-/// A WebVTT text style rule (stored until subtitle rendering lands).
-open class AVTextStyleRule: NSObject, @unchecked Sendable {
-    /// The text markup attributes of the rule (stored; subtitles are not rendered here).
-    public let textMarkupAttributes: [String: Any]
-    /// The selector of the text the rule applies to (nil: all).
-    public let textSelector: String?
-
-    /// A text style rule from text markup attributes and a selector.
-    public init?(textMarkupAttributes: [String: Any] = [:], textSelector: String? = nil) {
-        self.textMarkupAttributes = textMarkupAttributes
-        self.textSelector = textSelector
-        super.init()
-    }
-}
-
 /// Collects media data (date-range metadata of streams); abstract, as Apple's (see
 /// ``AVPlayerItemMetadataCollector``).
 open class AVPlayerItemMediaDataCollector: NSObject, @unchecked Sendable {
