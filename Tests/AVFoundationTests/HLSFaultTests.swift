@@ -66,11 +66,31 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertEqual(item.errorLog()?.events.filter { $0.errorStatusCode == 500 }.count, 4)
     }
 
+    /// The last segment cannot be fetched (its retries fail): the stream does not end as if it were complete, the
+    /// item fails saying which request (libavformat may turn the failed read into an end of file after handing out
+    /// what its parsers held; whether it did depended on where the bytes ended).
+    func test_lastSegmentAlways404_failsSayingWhichRequest_afterPlayingTheRest() throws {
+        server.inject(.status(404), forPath: "/hls/vod_004.ts")
+        let (v, item, ends, failures) = play(vod)
+        waitUntil("the item failed") { item.status == .failed }
+        XCTAssertEqual(ends.count, 0)
+        XCTAssertLessThanOrEqual(failures.count, 1)
+        let error = try XCTUnwrap(item.error as NSError?)
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertTrue(error.localizedFailureReason?.contains("/hls/vod_004.ts") ?? false, "\(error)")
+        XCTAssertEqual(server.requests(for: "/hls/vod_004.ts").count, 4)  // the request and its 3 retries
+        // Every picture before the missing segment was shown.
+        XCTAssertTrue(Set(v.frames.indices.compactMap { $0 }).isSuperset(of: Set(0..<(60 * 4 - 20))))
+    }
+
     /// The server goes once the item is ready: playback fails (to play to its end, or — when the engine was still
     /// preparing its first pictures — the item itself) with an error whose reason names the request that failed.
     func test_serverGone_fails_withAnErrorSayingWhichRequest() throws {
-        // The fourth segment cannot arrive before the server is gone (on loopback the rest would be fetched first).
+        // The last two segments cannot arrive before the server is gone (on loopback the rest would be fetched first;
+        // with only the fourth held, the fifth, fetched ahead, could come whole before the server went, and the fourth
+        // alone would be skipped as a segment that failed its retries).
         server.inject(.holdBody(fromOffset: 1), forPath: "/hls/vod_003.ts")
+        server.inject(.holdBody(fromOffset: 1), forPath: "/hls/vod_004.ts")
         let (v, item, _, failures) = play(vod) { [server] _ in
             server?.stop()
         }
