@@ -43,6 +43,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
     private var publishedLiveWindow: CMTimeRange?
+    /// The caps, policy, forward buffer and decision log of adaptive bitrate (see ``VariantSwitcher``).
+    private let control: VariantControl
+    /// Set by ``open()`` for a multivariant playlist; then owned by the reading thread.
+    private var switcher: VariantSwitcher?
 
     /// A source for the presentation at `url`.
     package init(url: URL, sourceOptions: SourceOptions = SourceOptions(), cancellation: Cancellation = Cancellation())
@@ -51,6 +55,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         self.sourceOptions = sourceOptions
         self.cancellation = cancellation
         client = HLSHTTPClient(options: sourceOptions)
+        control = VariantControl(
+            caps: VariantCaps(
+                maximumPeakBitRate: sourceOptions.maximumPeakBitRate,
+                maximumResolution: sourceOptions.maximumResolution))
     }
 
     deinit {
@@ -76,12 +84,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             playlists = [media]
         case .multivariant(let presentation):
             multivariant = presentation
-            guard let chosen = Self.startVariant(of: presentation, within: sourceOptions) else {
-                throw FFmpegError(
-                    code: FFmpegError.invalidData.code, function: "HLS: \(url.absoluteString) lists no variant")
-            }
+            let (chosen, playlist, failed) = try openStartVariant(of: presentation)
             variant = chosen
-            playlists = [try mediaPlaylist(at: chosen.uri, of: "the variant")]
+            playlists = [playlist]
+            startFailures = failed
             if let group = chosen.audioGroup {
                 let renditions = presentation.renditions.filter {
                     $0.type == .audio && $0.groupID == group && $0.uri != nil
@@ -125,23 +131,86 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
         publish(main)
+        startAdapting(main)
     }
 
-    /// The variant playback starts with: the first listed within the caps (`preferredPeakBitRate`,
-    /// `preferredMaximumResolution`), else the one with the lowest bandwidth.
-    static func startVariant(of presentation: HLSMultivariantPlaylist, within options: SourceOptions) -> HLSVariant? {
+    /// Indices (among the non-I-frame variants) of the variants whose playlist failed to load at the start.
+    private var startFailures: Set<Int> = []
+
+    /// The variants playback may start with, in the order they are tried: the first listed within the caps
+    /// (`preferredPeakBitRate`, `preferredMaximumResolution`; else the one with the lowest bandwidth), then —
+    /// should its playlist fail to load — the others within the caps from the highest bandwidth below it down, then
+    /// those above it, then the rest. Indices into the non-I-frame variants.
+    static func startOrder(of presentation: HLSMultivariantPlaylist, under caps: VariantCaps) -> [Int] {
         let variants = presentation.variants.filter { !$0.isIFrameOnly }
-        let eligible = variants.first { variant in
-            if let peak = options.maximumPeakBitRate, Double(variant.bandwidth) > peak { return false }
-            if let limit = options.maximumResolution, let size = variant.resolution,
-                size.width > limit.width || size.height > limit.height
-            {
-                return false
-            }
-            return true
+        let admitted = { (i: Int) in
+            caps.admits(
+                VariantDescription(
+                    uri: "", peakBitRate: variants[i].bandwidth, width: variants[i].resolution?.width,
+                    height: variants[i].resolution?.height, hasVideo: true, hasAudio: true))
         }
-        return eligible ?? variants.min { $0.bandwidth < $1.bandwidth }
+        guard
+            let first = variants.indices.first(where: admitted)
+                ?? variants.indices.min(by: { variants[$0].bandwidth < variants[$1].bandwidth })
+        else { return [] }
+        let rate = { (i: Int) in variants[i].bandwidth }
+        let others = variants.indices.filter { $0 != first }
+        let below = others.filter { admitted($0) && rate($0) <= rate(first) }.sorted { rate($0) > rate($1) }
+        let above = others.filter { admitted($0) && rate($0) > rate(first) }.sorted { rate($0) < rate($1) }
+        let rest = others.filter { !admitted($0) }.sorted { rate($0) < rate($1) }
+        return [first] + below + above + rest
     }
+
+    /// The variant playback starts with (``startOrder(of:under:)``), its media playlist, and the variants tried
+    /// before it whose playlist failed (each failure is in the network log); throws the first failure when none
+    /// loads.
+    private func openStartVariant(
+        of presentation: HLSMultivariantPlaylist
+    ) throws(FFmpegError) -> (HLSVariant, HLSMediaPlaylist, Set<Int>) {
+        let variants = presentation.variants.filter { !$0.isIFrameOnly }
+        var firstError: FFmpegError?
+        var failed: Set<Int> = []
+        for index in Self.startOrder(of: presentation, under: control.caps) {
+            do {
+                let playlist = try mediaPlaylist(at: variants[index].uri, of: "the variant")
+                return (variants[index], playlist, failed)
+            } catch {
+                if error == FFmpegError.exit || isInterruptedNow { throw FFmpegError.exit }
+                firstError = firstError ?? error
+                failed.insert(index)
+            }
+        }
+        throw firstError
+            ?? FFmpegError(code: FFmpegError.invalidData.code, function: "HLS: \(url.absoluteString) lists no variant")
+    }
+
+    /// Lets the variant input switch variants at segment boundaries (a multivariant playlist with more than one
+    /// variant), and records the start.
+    private func startAdapting(_ main: HLSInput) {
+        guard let multivariant, let variant else { return }
+        let variants = multivariant.variants.filter { !$0.isIFrameOnly }
+        let descriptions = self.variants
+        guard variants.count > 1, let start = variants.firstIndex(of: variant) else { return }
+        let switcher = VariantSwitcher(
+            variants: variants, descriptions: descriptions, start: start, startPlaylist: main.playlist,
+            failed: startFailures, control: control, meter: BandwidthMeter(log: client.log),
+            load: { [unowned self] (url: URL) throws(FFmpegError) -> HLSMediaPlaylist in
+                try mediaPlaylist(at: url, of: "the variant")
+            },
+            startTime: { [unowned main] playlist, index in
+                main.playlistStartMicroseconds + Int64((playlist.startOffset(ofSegment: index) * 1e6).rounded())
+            })
+        self.switcher = switcher
+        control.record(
+            VariantDecision(
+                date: Date(), mediaSequence: main.playlist.mediaSequence + HLSInput.startIndex(of: main.playlist),
+                startMicroseconds: main.firstReadMicroseconds,
+                from: nil, to: descriptions[start], reason: startFailures.isEmpty ? .start : .fallback,
+                estimatedBitRate: nil, forwardBuffer: nil, caps: control.caps))
+        main.adapt(with: switcher)
+    }
+
+    package var variantControl: VariantControl? { control }
 
     /// Gives a rendition's stream the rendition's language, name and default flag.
     private static func describe(_ stream: inout StreamInfo, as rendition: HLSRendition) {

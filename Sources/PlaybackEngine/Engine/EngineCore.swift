@@ -247,6 +247,10 @@ final class EngineCore {
     /// Publishes the buffering state of `session` when it changed enough.
     func publishBuffer(_ session: ItemSession) {
         let state = loadControl.bufferState(session, playhead: transport.playhead)
+        // A streamed source chooses its next variant on what is buffered ahead of the playhead.
+        if let control = session.variantControl {
+            control.forwardBuffer = session.bufferedEnd.map { max(0, ($0 - transport.playhead).seconds) } ?? 0
+        }
         guard LoadControl.isWorthPublishing(state, over: items.state(of: session)?.publishedBuffer) else { return }
         items.update(session) { $0.publishedBuffer = state }
         outbox.emit(.bufferChanged(session, state))

@@ -89,6 +89,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// The source's own record of its network transfers and failed requests (HLS); nil when libavformat does the
     /// I/O (files, progressive HTTP). Any thread.
     var networkLog: NetworkLog? { get }
+
+    /// Where a streamed source with variants (HLS) takes its caps and policy and records its variant decisions; nil
+    /// for a single rendition. Any thread.
+    var variantControl: VariantControl? { get }
 }
 
 extension MediaSource {
@@ -103,6 +107,9 @@ extension MediaSource {
 
     /// libavformat's I/O keeps no such record.
     package var networkLog: NetworkLog? { nil }
+
+    /// A single rendition has no variants to choose from.
+    package var variantControl: VariantControl? { nil }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {

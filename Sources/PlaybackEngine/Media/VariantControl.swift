@@ -1,0 +1,182 @@
+import Foundation
+
+/// The caps an app sets on a streamed presentation's variants (`preferredPeakBitRate`,
+/// `preferredMaximumResolution`; the expensive-network ones apply only on a network said to be expensive, and no
+/// network is). A value: any thread.
+package struct VariantCaps: Sendable, Equatable {
+    /// Variants above this peak bit rate are not chosen; nil: no limit.
+    package var maximumPeakBitRate: Double?
+    /// Nor those larger than this; nil: no limit.
+    package var maximumResolution: SourceOptions.PixelSize?
+
+    package init(maximumPeakBitRate: Double? = nil, maximumResolution: SourceOptions.PixelSize? = nil) {
+        self.maximumPeakBitRate = maximumPeakBitRate
+        self.maximumResolution = maximumResolution
+    }
+
+    /// Whether `variant` is within the caps (a variant that does not state its resolution passes the resolution cap).
+    package func admits(_ variant: VariantDescription) -> Bool {
+        if let peak = maximumPeakBitRate, Double(variant.peakBitRate) > peak { return false }
+        if let limit = maximumResolution, let width = variant.width, let height = variant.height,
+            width > limit.width || height > limit.height
+        {
+            return false
+        }
+        return true
+    }
+}
+
+/// What a ``VariantPolicy`` sees when the next segment is about to be fetched.
+package struct VariantSituation: Sendable {
+    /// Every variant, in playlist order (I-frame-only ones left out).
+    package var variants: [VariantDescription]
+    /// The index in ``variants`` of the variant playing.
+    package var current: Int
+    /// Indices of variants that may be chosen: within the caps and not failed (never empty: when none is within the
+    /// caps, the lowest that did not fail).
+    package var eligible: [Int]
+    /// The bandwidth estimate in bits per second; nil until enough was measured (the first segment does not decide
+    /// alone).
+    package var estimatedBitRate: Double?
+    /// Seconds of media buffered ahead of the playhead; nil before playback reported any.
+    package var forwardBuffer: Double?
+    /// The media sequence number and duration of the segment about to be fetched (in the variant playing).
+    package var mediaSequence: Int
+    package var segmentDuration: Double
+    /// The caps in force.
+    package var caps: VariantCaps
+
+    package init(
+        variants: [VariantDescription], current: Int, eligible: [Int], estimatedBitRate: Double?,
+        forwardBuffer: Double?, mediaSequence: Int, segmentDuration: Double, caps: VariantCaps
+    ) {
+        self.variants = variants
+        self.current = current
+        self.eligible = eligible
+        self.estimatedBitRate = estimatedBitRate
+        self.forwardBuffer = forwardBuffer
+        self.mediaSequence = mediaSequence
+        self.segmentDuration = segmentDuration
+        self.caps = caps
+    }
+}
+
+/// Why a variant was chosen.
+package enum VariantSwitchReason: String, Sendable, Equatable {
+    /// The variant playback starts on.
+    case start
+    /// The estimate sustains a higher variant with margin, and the buffer is healthy.
+    case bandwidthUp
+    /// The estimate no longer sustains the variant playing.
+    case bandwidthDown
+    /// The forward buffer is running dry.
+    case bufferLow
+    /// The variant playing is outside the caps now.
+    case caps
+    /// The variant playing (or the one asked for) could not be loaded.
+    case fallback
+    /// An app's policy chose it.
+    case policy
+    /// No change (a policy's answer that keeps the variant; never recorded).
+    case hold
+}
+
+/// A policy's answer: the variant (an index into ``VariantSituation/variants``, one of the eligible) and why.
+package struct VariantChoice: Sendable, Equatable {
+    package var index: Int
+    package var reason: VariantSwitchReason
+
+    package init(index: Int, reason: VariantSwitchReason) {
+        self.index = index
+        self.reason = reason
+    }
+}
+
+/// Chooses the variant of a streamed presentation the next segment comes from (beyond Apple: an app can replace
+/// the default, see ``VariantControl/policy``). Called on the source's reading thread before each segment's download
+/// starts; it must be quick and must not block. Returning the current index (or an ineligible one) keeps the variant.
+package protocol VariantPolicy: Sendable {
+    func chooseVariant(in situation: VariantSituation) -> VariantChoice
+}
+
+/// One decision that changed the variant, with what it was made on.
+package struct VariantDecision: Sendable, Equatable {
+    package var date: Date
+    /// The media sequence number of the first segment fetched from the new variant.
+    package var mediaSequence: Int
+    /// The container time (microseconds) where that segment starts: from there on the new variant plays.
+    package var startMicroseconds: Int64
+    /// The variant left (nil at the start) and the one chosen.
+    package var from: VariantDescription?
+    package var to: VariantDescription
+    package var reason: VariantSwitchReason
+    /// What the choice was made on.
+    package var estimatedBitRate: Double?
+    package var forwardBuffer: Double?
+    package var caps: VariantCaps
+
+    package init(
+        date: Date, mediaSequence: Int, startMicroseconds: Int64, from: VariantDescription?, to: VariantDescription,
+        reason: VariantSwitchReason, estimatedBitRate: Double?, forwardBuffer: Double?, caps: VariantCaps
+    ) {
+        self.date = date
+        self.mediaSequence = mediaSequence
+        self.startMicroseconds = startMicroseconds
+        self.from = from
+        self.to = to
+        self.reason = reason
+        self.estimatedBitRate = estimatedBitRate
+        self.forwardBuffer = forwardBuffer
+        self.caps = caps
+    }
+}
+
+/// Where a streamed source and its owners meet while it plays: the app's caps and policy (read by the source at each
+/// segment boundary, so a change applies to the next segment), the forward buffer the engine measures, and the log
+/// of the source's variant decisions.
+///
+/// Thread-safe (one lock): the public layer writes caps and policy, the engine thread the buffer, the source's
+/// reading thread the decisions.
+package final class VariantControl: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var _caps: VariantCaps
+    private var _policy: (any VariantPolicy)?
+    private var _forwardBuffer: Double?
+    private var _decisions: [VariantDecision] = []
+    /// At most this many decisions are kept (the oldest go first).
+    static let capacity = 1024
+
+    package init(caps: VariantCaps = VariantCaps()) {
+        _caps = caps
+    }
+
+    /// The caps in force; a change applies to the next segment fetched.
+    package var caps: VariantCaps {
+        get { lock.withLock { _caps } }
+        set { lock.withLock { _caps = newValue } }
+    }
+
+    /// An app's policy; nil: the source's default.
+    package var policy: (any VariantPolicy)? {
+        get { lock.withLock { _policy } }
+        set { lock.withLock { _policy = newValue } }
+    }
+
+    /// Seconds of media buffered ahead of the playhead, as the engine last measured it.
+    package var forwardBuffer: Double? {
+        get { lock.withLock { _forwardBuffer } }
+        set { lock.withLock { _forwardBuffer = newValue } }
+    }
+
+    /// Records a decision.
+    package func record(_ decision: VariantDecision) {
+        lock.withLock {
+            _decisions.append(decision)
+            if _decisions.count > Self.capacity { _decisions.removeFirst(_decisions.count - Self.capacity) }
+        }
+    }
+
+    /// The decisions so far, oldest first.
+    package var decisions: [VariantDecision] { lock.withLock { _decisions } }
+}
