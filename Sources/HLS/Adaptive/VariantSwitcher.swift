@@ -87,7 +87,11 @@ final class VariantSwitcher {
                 variants: descriptions, current: current, eligible: eligible(under: caps), estimatedBitRate: estimate,
                 forwardBuffer: buffer, mediaSequence: playlist.mediaSequence + index,
                 segmentDuration: playlist.segments[index].duration, caps: caps)
-            let choice = (control.policy ?? defaultPolicy).chooseVariant(in: situation)
+            var choice = (control.policy ?? defaultPolicy).chooseVariant(in: situation)
+            if !situation.eligible.contains(choice.index) && !situation.eligible.contains(current) {
+                // The variant playing is out (a cap, a failure) and the app's policy kept it: the caps win.
+                choice = defaultPolicy.chooseVariant(in: situation)
+            }
             guard choice.index != current, situation.eligible.contains(choice.index) else { return nil }
             let target: HLSMediaPlaylist
             do {
