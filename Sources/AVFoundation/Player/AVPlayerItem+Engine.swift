@@ -148,6 +148,9 @@ extension AVPlayerItem {
         if let item {
             // Which variant of a stream to start with: the item's caps (0 / .zero: none).
             let (peak, resolution) = item.read { ($0.preferredPeakBitRate, $0.preferredMaximumResolution) }
+            if let policy = item.read({ $0.variantPolicy }) {
+                descriptor.variantPolicy = AppVariantPolicy(policy: policy)
+            }
             if peak > 0 { descriptor.sourceOptions.maximumPeakBitRate = peak }
             if resolution.width > 0 && resolution.height > 0 {
                 descriptor.sourceOptions.maximumResolution = SourceOptions.PixelSize(
@@ -219,6 +222,9 @@ extension AVPlayerItem {
             s.canStepForward = hasVideo
             s.canStepBackward = hasVideo && !seekable.isEmpty
         }
+        // The caps and policy set since the item's source was made; the variant it starts on.
+        applyVariantSettings()
+        mutate { $0.variantPlaying = session?.variantControl?.decisions.first }
         // The selection is what plays before anyone sees the item ready.
         applyMediaSelectionCriteria(becomingReady: true)
         set(\.status) { s in

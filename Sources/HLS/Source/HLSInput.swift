@@ -31,6 +31,8 @@ final class HLSInput {
     private var kept: Set<Int> = []
     private var lastReload = Date()
     private var lastReloadChanged = true
+    /// After a demuxer reopened at a variant switch: the decoder configuration each kept stream's next packet carries.
+    private var newExtradata: [Int: [UInt8]] = [:]
     /// Called on the reading thread after a reload changed the playlist.
     var onPlaylistChange: (() -> Void)?
 
@@ -157,7 +159,8 @@ final class HLSInput {
             switch result {
             case .endOfFile:
                 if feed.isHeldAtSwitch {
-                    // Fragmented MP4 after a switch: a new demuxer on the new variant's init section and segments.
+                    // Fragmented MP4 after a switch: a new demuxer on the new variant's init section and segments;
+                    // the decoders get the new decoder configuration with each stream's first packet.
                     feed.resumeAfterSwitch()
                     try reopenDemuxer()
                     continue
@@ -166,6 +169,9 @@ final class HLSInput {
                 return
             case .packet:
                 guard kept.contains(buffered.streamIndex) else { continue }
+                if let extradata = newExtradata.removeValue(forKey: buffered.streamIndex) {
+                    buffered.attachNewExtradata(extradata)
+                }
                 hasLookahead = true
                 return
             }
@@ -208,12 +214,19 @@ final class HLSInput {
         isExhausted = false
     }
 
-    /// A new demuxer on the feed (fragmented MP4), reading the streams kept.
+    /// A new demuxer on the feed (fragmented MP4), reading the streams kept; the decoders get its decoder
+    /// configuration (the init section's, which differs between variants) with each stream's next packet.
     private func reopenDemuxer() throws(FFmpegError) {
         let reopened = try FormatContext(
             reader: feed, name: playlistURL.absoluteString, interrupt: interrupt, probesStreams: false)
         reopened.setDiscard(keepingStreams: kept)
         format = reopened
+        newExtradata = [:]
+        for stream in kept {
+            if let parameters = try? reopened.codecParameters(stream: stream, reportedIndex: stream) {
+                newExtradata[stream] = parameters.extradata
+            }
+        }
     }
 
     /// Live: waits until the playlist's reload time and reloads it until it lists segments past the feed's, or ends.

@@ -60,6 +60,8 @@ final class SegmentFeed: ByteStreamReader {
     var onVariantSwitch: ((_ switched: VariantSwitch, _ leftAt: Int) -> Void)?
     /// A switch decided for the segment prefetched, adopted at the boundary.
     private var pendingSwitch: VariantSwitch?
+    /// The segment (of ``playlist``) whose variant is decided: not asked about again.
+    private var decidedIndex: Int?
     /// Whether the demuxer ends at a switch, to be reopened on the new variant (fragmented MP4: the MP4 demuxer
     /// does not take a second init section in its stream).
     var endsAtSwitch = false
@@ -97,6 +99,7 @@ final class SegmentFeed: ByteStreamReader {
             pendingSwitch = nil
         }
         isHeldAtSwitch = false
+        decidedIndex = nil
         nextIndex = index
         preamble = Data()
         preambleOffset = 0
@@ -163,8 +166,9 @@ final class SegmentFeed: ByteStreamReader {
                         prefetched = nil
                         adopt(switched)
                     }
-                } else if let switched = variantSwitch?(playlist, nextIndex) {
-                    adopt(switched)
+                } else if decidedIndex != nextIndex {
+                    decidedIndex = nextIndex
+                    if let switched = variantSwitch?(playlist, nextIndex) { adopt(switched) }
                 }
             }
             if isHeldAtSwitch { return 0 }
@@ -267,6 +271,7 @@ final class SegmentFeed: ByteStreamReader {
         playlist = switched.playlist
         nextIndex = switched.index
         indicatedBitrate = switched.indicatedBitrate
+        decidedIndex = switched.index
         isHeldAtSwitch = endsAtSwitch
         onVariantSwitch?(switched, leftAt)
     }

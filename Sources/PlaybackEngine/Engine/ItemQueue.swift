@@ -32,6 +32,8 @@ struct ItemState {
     var hasShownFirstFrame = false
     /// The buffering state last published for the item.
     var publishedBuffer: BufferState?
+    /// How many of the source's variant decisions had started playing when last published (HLS).
+    var publishedVariantDecisions = 0
 
     /// Whether the item is playable (ready or ended).
     var isPlayable: Bool {

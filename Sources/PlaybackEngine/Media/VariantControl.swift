@@ -179,4 +179,10 @@ package final class VariantControl: @unchecked Sendable {
 
     /// The decisions so far, oldest first.
     package var decisions: [VariantDecision] { lock.withLock { _decisions } }
+
+    /// How many decisions start at or before container time `microseconds` (the variant playing there is the last
+    /// of them).
+    package func decisionsStarted(byMicroseconds microseconds: Int64) -> Int {
+        lock.withLock { _decisions.lazy.filter { $0.startMicroseconds <= microseconds }.count }
+    }
 }
