@@ -32,6 +32,8 @@ final class VariantSwitcher {
     private let load: (URL) throws(FFmpegError) -> HLSMediaPlaylist
     /// The container time (microseconds) where segment `index` of the playlist playing starts.
     private let startTime: (_ playlist: HLSMediaPlaylist, _ index: Int) -> Int64
+    /// Where reading started (container microseconds): the playhead until playback publishes one.
+    private let firstReadMicroseconds: Int64
     /// VOD media playlists already loaded, by URL.
     private var loaded: [URL: HLSMediaPlaylist] = [:]
     /// Variants whose playlist failed to load.
@@ -42,11 +44,12 @@ final class VariantSwitcher {
 
     init(
         variants: [HLSVariant], descriptions: [VariantDescription], start: Int, startPlaylist: HLSMediaPlaylist,
-        failed: Set<Int>, control: VariantControl, meter: BandwidthMeter,
+        failed: Set<Int>, firstReadMicroseconds: Int64, control: VariantControl, meter: BandwidthMeter,
         load: @escaping (URL) throws(FFmpegError) -> HLSMediaPlaylist,
         startTime: @escaping (_ playlist: HLSMediaPlaylist, _ index: Int) -> Int64
     ) {
         self.startTime = startTime
+        self.firstReadMicroseconds = firstReadMicroseconds
         self.variants = variants
         self.descriptions = descriptions
         variantOf[startPlaylist.url] = start
@@ -80,7 +83,11 @@ final class VariantSwitcher {
         guard index < playlist.segments.count, let current = variantOf[playlist.url] else { return nil }
         let estimate = meter.estimate()
         let caps = control.caps
-        let buffer = control.forwardBuffer
+        // What is read ahead of the playhead: at least up to the start of the segment before (the one being read
+        // when the next is fetched ahead).
+        // Before playback publishes its playhead, it stands where reading started.
+        let playhead = control.playheadMicroseconds ?? firstReadMicroseconds
+        let buffer = max(0, Double(startTime(playlist, max(0, index - 1)) - playhead) / 1e6)
         // A failed variant leaves the eligible set: choose again without it (bounded by the variant count).
         for _ in variants.indices {
             let situation = VariantSituation(

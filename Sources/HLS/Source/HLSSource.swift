@@ -193,7 +193,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         guard variants.count > 1, let start = variants.firstIndex(of: variant) else { return }
         let switcher = VariantSwitcher(
             variants: variants, descriptions: descriptions, start: start, startPlaylist: main.playlist,
-            failed: startFailures, control: control, meter: BandwidthMeter(log: client.log),
+            failed: startFailures, firstReadMicroseconds: main.firstReadMicroseconds, control: control,
+            meter: BandwidthMeter(log: client.log),
             load: { [unowned self] (url: URL) throws(FFmpegError) -> HLSMediaPlaylist in
                 try mediaPlaylist(at: url, of: "the variant")
             },

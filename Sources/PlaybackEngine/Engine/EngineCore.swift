@@ -247,13 +247,12 @@ final class EngineCore {
     /// Publishes the buffering state of `session` when it changed enough.
     func publishBuffer(_ session: ItemSession) {
         let state = loadControl.bufferState(session, playhead: transport.playhead)
-        // A streamed source chooses its next variant on what is buffered ahead of the playhead; the owner hears
+        // A streamed source chooses its next variant on what it has read ahead of the playhead; the owner hears
         // when the playhead enters another variant's period.
         if let control = session.variantControl {
-            control.forwardBuffer = session.bufferedEnd.map { max(0, ($0 - transport.playhead).seconds) } ?? 0
-            let started = control.decisionsStarted(
-                byMicroseconds: session.containerTime(transport.playhead).convertScale(1_000_000, method: .default)
-                    .value)
+            let playhead = session.containerTime(transport.playhead).convertScale(1_000_000, method: .default).value
+            control.playheadMicroseconds = playhead
+            let started = control.decisionsStarted(byMicroseconds: playhead)
             if items.state(of: session).map({ $0.publishedVariantDecisions != started }) ?? false {
                 items.update(session) { $0.publishedVariantDecisions = started }
                 outbox.emit(.variantChanged(session))

@@ -132,17 +132,17 @@ package struct VariantDecision: Sendable, Equatable {
 }
 
 /// Where a streamed source and its owners meet while it plays: the app's caps and policy (read by the source at each
-/// segment boundary, so a change applies to the next segment), the forward buffer the engine measures, and the log
-/// of the source's variant decisions.
+/// segment boundary, so a change applies to the next segment), the playhead the engine publishes, and the log of the
+/// source's variant decisions.
 ///
-/// Thread-safe (one lock): the public layer writes caps and policy, the engine thread the buffer, the source's
+/// Thread-safe (one lock): the public layer writes caps and policy, the engine thread the playhead, the source's
 /// reading thread the decisions.
 package final class VariantControl: @unchecked Sendable {
     private let lock = NSLock()
     /// Guarded by `lock`.
     private var _caps: VariantCaps
     private var _policy: (any VariantPolicy)?
-    private var _forwardBuffer: Double?
+    private var _playheadMicroseconds: Int64?
     private var _decisions: [VariantDecision] = []
     /// At most this many decisions are kept (the oldest go first).
     static let capacity = 1024
@@ -163,10 +163,12 @@ package final class VariantControl: @unchecked Sendable {
         set { lock.withLock { _policy = newValue } }
     }
 
-    /// Seconds of media buffered ahead of the playhead, as the engine last measured it.
-    package var forwardBuffer: Double? {
-        get { lock.withLock { _forwardBuffer } }
-        set { lock.withLock { _forwardBuffer = newValue } }
+    /// The playhead in container time (microseconds), as the engine last published it (nil before playback): the
+    /// source measures its forward buffer from it (the engine's own measure lags a source reading segments in a
+    /// burst).
+    package var playheadMicroseconds: Int64? {
+        get { lock.withLock { _playheadMicroseconds } }
+        set { lock.withLock { _playheadMicroseconds = newValue } }
     }
 
     /// Records a decision.
