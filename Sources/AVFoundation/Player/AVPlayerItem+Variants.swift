@@ -38,7 +38,7 @@ public struct OAVFVariantSituation: Sendable {
     public let eligibleVariants: [Int]
     /// The bandwidth estimate in bits per second from the segments fetched so far; nil until two were measured.
     public let estimatedBitRate: Double?
-    /// Seconds of media buffered ahead of the playhead; nil before playback measured it.
+    /// Seconds of media read ahead of the playhead; nil when unknown.
     public let forwardBufferDuration: TimeInterval?
     /// The media sequence number and duration of the segment about to be fetched.
     public let mediaSequence: Int

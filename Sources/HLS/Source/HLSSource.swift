@@ -17,8 +17,9 @@ import PlaybackEngine
 ///   of it after an unchanged reload, RFC 8216 §6.3.4), playback starts three target durations from the live edge
 ///   (or at `EXT-X-START`), and ``liveWindow`` is the variant playlist's window.
 ///
-/// Which variant: the first listed (adaptive choice belongs to a later layer). Threads: as ``MediaSource`` says;
-/// ``interrupt()``, ``dateMapping`` and ``liveWindow`` from any thread.
+/// Which variant: it starts on the first listed within the caps (the next one when its playlist fails to load);
+/// then a ``VariantSwitcher`` chooses the variant of each segment (adaptive bitrate, ``variantControl``). Threads: as
+/// ``MediaSource`` says; ``interrupt()``, ``dateMapping``, ``liveWindow`` and ``variantControl`` from any thread.
 package final class HLSSource: MediaSource, @unchecked Sendable {
     /// The presentation's URL (a multivariant or a media playlist).
     package let url: URL

@@ -38,7 +38,8 @@ package struct VariantSituation: Sendable {
     /// The bandwidth estimate in bits per second; nil until enough was measured (the first segment does not decide
     /// alone).
     package var estimatedBitRate: Double?
-    /// Seconds of media buffered ahead of the playhead; nil before playback reported any.
+    /// Seconds of media the source has read ahead of the playhead (the playhead the engine last published, or the
+    /// start of reading before playback published one); nil when unknown.
     package var forwardBuffer: Double?
     /// The media sequence number and duration of the segment about to be fetched (in the variant playing).
     package var mediaSequence: Int
