@@ -140,6 +140,38 @@ final class HLSVariantSwitchTests: XCTestCase {
         XCTAssertEqual(capped.to.height, 540)
     }
 
+    /// A seek back after a switch reads on from the variant switched to: the timeline says so from the seek's target
+    /// on (the earlier period is gone), and a switch decided ahead of the seek is forgotten.
+    func test_seekBackAfterASwitch_readsTheVariantSwitchedTo_andTheTimelineFollows() throws {
+        let source = HLSSource(url: server.url(HLSFixture.ts.rawValue))
+        let control = try XCTUnwrap(source.variantControl)
+        control.policy = ScriptedPolicy(plan: [2: 2, 4: 1])
+        try source.open()
+        source.setDiscard(keepingStreams: [0, 1])
+        let start = try XCTUnwrap(source.info.startTimeMicroseconds)
+        let packet = Packet()
+        // Into segment 3 (720p); segment 4 (540p) was decided when it was fetched ahead.
+        var videoPackets = 0
+        while videoPackets < 200, try source.read(into: packet) == .packet {
+            if packet.streamIndex == 0 { videoPackets += 1 }
+        }
+        XCTAssertEqual(control.decisions.last?.to.height, 540)
+        XCTAssertEqual(control.period(atMicroseconds: start + 9_000_000)?.variant.height, 540)
+        let before = server.requestLog.count
+        try source.seek(toMicroseconds: start + 1_000_000)
+        XCTAssertEqual(control.period(atMicroseconds: start + 1_500_000)?.variant.height, 720)
+        XCTAssertEqual(control.period(atMicroseconds: start + 9_000_000)?.variant.height, 720)
+        let videoStart = try XCTUnwrap(control.decisions.first?.startMicroseconds)
+        XCTAssertEqual(control.period(atMicroseconds: videoStart)?.variant.height, 360)
+        XCTAssertEqual(try source.read(into: packet), .packet)
+        // Segment 0 and the one fetched ahead after it, from 720p (requests reach the server in any order, the one
+        // made for segment 4 before the seek too).
+        let after = Set(server.requestLog.dropFirst(before).map(\.path).filter { $0.contains("p_") })
+        XCTAssertTrue(after.contains("/hls/ts/720p_000.ts"), "\(after)")
+        XCTAssertTrue(
+            after.isSubset(of: ["/hls/ts/720p_000.ts", "/hls/ts/720p_001.ts", "/hls/ts/540p_004.ts"]), "\(after)")
+    }
+
     /// The first variant's playlist answers 404: playback starts on the next one, and the failure is logged.
     func test_variantPlaylist404_atOpen_fallsBackToAnotherVariant() throws {
         server.inject(.status(404), forPath: "/hls/ts/360p.m3u8")

@@ -104,8 +104,10 @@ extension AVPlayer {
         // HLS: the variant of the period (transfers fetched ahead may belong to the next one), and the estimate that
         // switched to it.
         if let playing = item.read({ $0.variantPlaying }) {
-            event.indicatedBitrate = Double(playing.to.peakBitRate)
-            if playing.from != nil, let estimate = playing.estimatedBitRate { event.switchBitrate = estimate }
+            event.indicatedBitrate = Double(playing.variant.peakBitRate)
+            if playing.decision.from != nil, let estimate = playing.decision.estimatedBitRate {
+                event.switchBitrate = estimate
+            }
         }
         if let attach = item.read({ $0.attachDate }), let ready = item.read({ $0.readyDate }) {
             event.startupTime = ready.timeIntervalSince(attach)

@@ -224,7 +224,10 @@ extension AVPlayerItem {
         }
         // The caps and policy set since the item's source was made; the variant it starts on.
         applyVariantSettings()
-        mutate { $0.variantPlaying = session?.variantControl?.decisions.first }
+        if let control = session?.variantControl {
+            let start = session.map { $0.containerTime(.zero).convertScale(1_000_000, method: .default).value } ?? 0
+            mutate { $0.variantPlaying = control.period(atMicroseconds: start) }
+        }
         // The selection is what plays before anyone sees the item ready.
         applyMediaSelectionCriteria(becomingReady: true)
         set(\.status) { s in

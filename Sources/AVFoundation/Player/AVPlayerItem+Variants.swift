@@ -199,15 +199,17 @@ extension AVPlayerItem {
         guard let session = read({ $0.session }), let control = session.variantControl else { return }
         let now = currentTime()
         guard now.isNumeric,
-            let playing = control.decisions.last(where: {
-                session.itemTime(CMTime(value: $0.startMicroseconds, timescale: 1_000_000)) <= now
-            })
+            let playing = control.period(
+                atMicroseconds: session.containerTime(now).convertScale(1_000_000, method: .default).value)
         else { return }
         let previous = read { $0.variantPlaying }
-        guard previous != playing else { return }
+        guard previous?.variant != playing.variant else {
+            if previous != playing { mutate { $0.variantPlaying = playing } }
+            return
+        }
         if previous != nil, let player = read({ $0.player }) { player.closeAccessLogPeriod(of: self) }
         mutate { $0.variantPlaying = playing }
-        if let width = playing.to.width, let height = playing.to.height {
+        if let width = playing.variant.width, let height = playing.variant.height {
             let size = CGSize(width: width, height: height)
             if read({ $0.presentationSize }) != size { set(\.presentationSize) { $0.presentationSize = size } }
         }

@@ -71,8 +71,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var variantPreferences: AVVariantPreferences = []
         /// The app's variant policy (OpenAVFoundation extension), handed to each session's source.
         var variantPolicy: (any OAVFVariantPolicy)?
-        /// The variant decision in force at the current time (HLS), as last followed.
-        var variantPlaying: VariantDecision?
+        /// The variant period at the current time (HLS), as last followed.
+        var variantPlaying: VariantPeriod?
         var textStyleRules: [AVTextStyleRule]?
         var selection: AVMutableMediaSelection?
         var audioMix: AVAudioMix?

@@ -366,6 +366,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
         guard !inputs.isEmpty else { throw FFmpegError.exit }
         for input in inputs { try input.seek(toMicroseconds: microseconds) }
+        // A switch decided ahead of the seek did not happen: the variant read from here is the feed's.
+        if let switcher, let playing = switcher.variant(of: inputs[0].playlist) {
+            control.restartTimeline(atMicroseconds: microseconds, variant: switcher.descriptions[playing])
+        }
     }
 
     /// No index: segment boundaries are the only keyframes known ahead of reading.

@@ -252,9 +252,9 @@ final class EngineCore {
         if let control = session.variantControl {
             let playhead = session.containerTime(transport.playhead).convertScale(1_000_000, method: .default).value
             control.playheadMicroseconds = playhead
-            let started = control.decisionsStarted(byMicroseconds: playhead)
-            if items.state(of: session).map({ $0.publishedVariantDecisions != started }) ?? false {
-                items.update(session) { $0.publishedVariantDecisions = started }
+            let period = control.period(atMicroseconds: playhead)
+            if let state = items.state(of: session), state.publishedVariantPeriod != period {
+                items.update(session) { $0.publishedVariantPeriod = period }
                 outbox.emit(.variantChanged(session))
             }
         }

@@ -32,8 +32,8 @@ struct ItemState {
     var hasShownFirstFrame = false
     /// The buffering state last published for the item.
     var publishedBuffer: BufferState?
-    /// How many of the source's variant decisions had started playing when last published (HLS).
-    var publishedVariantDecisions = 0
+    /// The variant period of the playhead when last published (HLS).
+    var publishedVariantPeriod: VariantPeriod?
 
     /// Whether the item is playable (ready or ended).
     var isPlayable: Bool {

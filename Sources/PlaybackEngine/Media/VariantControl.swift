@@ -132,6 +132,21 @@ package struct VariantDecision: Sendable, Equatable {
     }
 }
 
+/// A stretch of the presentation timeline played from one variant: from ``startMicroseconds`` (container time) to the
+/// next period's start.
+package struct VariantPeriod: Sendable, Equatable {
+    package var startMicroseconds: Int64
+    package var variant: VariantDescription
+    /// The decision that chose the variant (for a period begun by a seek, the latest that chose it).
+    package var decision: VariantDecision
+
+    package init(startMicroseconds: Int64, variant: VariantDescription, decision: VariantDecision) {
+        self.startMicroseconds = startMicroseconds
+        self.variant = variant
+        self.decision = decision
+    }
+}
+
 /// Where a streamed source and its owners meet while it plays: the app's caps and policy (read by the source at each
 /// segment boundary, so a change applies to the next segment), the playhead the engine publishes, and the log of the
 /// source's variant decisions.
@@ -145,6 +160,8 @@ package final class VariantControl: @unchecked Sendable {
     private var _policy: (any VariantPolicy)?
     private var _playheadMicroseconds: Int64?
     private var _decisions: [VariantDecision] = []
+    /// The variant periods of the timeline read, in start order.
+    private var _periods: [VariantPeriod] = []
     /// At most this many decisions are kept (the oldest go first).
     static let capacity = 1024
 
@@ -172,20 +189,36 @@ package final class VariantControl: @unchecked Sendable {
         set { lock.withLock { _playheadMicroseconds = newValue } }
     }
 
-    /// Records a decision.
+    /// Records a decision; its variant plays from its start.
     package func record(_ decision: VariantDecision) {
         lock.withLock {
             _decisions.append(decision)
             if _decisions.count > Self.capacity { _decisions.removeFirst(_decisions.count - Self.capacity) }
+            _periods.removeAll { $0.startMicroseconds > decision.startMicroseconds }
+            _periods.append(
+                VariantPeriod(startMicroseconds: decision.startMicroseconds, variant: decision.to, decision: decision))
+            if _periods.count > Self.capacity { _periods.removeFirst(_periods.count - Self.capacity) }
         }
+    }
+
+    /// The source restarted reading at `microseconds` (a seek) with `variant`: the periods after it are gone (a switch
+    /// decided ahead of the seek never happened), and `variant` plays from there.
+    package func restartTimeline(atMicroseconds microseconds: Int64, variant: VariantDescription) {
+        lock.withLock {
+            _periods.removeAll { $0.startMicroseconds > microseconds }
+            guard _periods.last?.variant != variant,
+                let decision = _decisions.last(where: { $0.to == variant }) ?? _decisions.last
+            else { return }
+            _periods.append(VariantPeriod(startMicroseconds: microseconds, variant: variant, decision: decision))
+        }
+    }
+
+    /// The period holding container time `microseconds`: the variant playing there.
+    package func period(atMicroseconds microseconds: Int64) -> VariantPeriod? {
+        lock.withLock { _periods.last { $0.startMicroseconds <= microseconds } }
     }
 
     /// The decisions so far, oldest first.
     package var decisions: [VariantDecision] { lock.withLock { _decisions } }
 
-    /// How many decisions start at or before container time `microseconds` (the variant playing there is the last
-    /// of them).
-    package func decisionsStarted(byMicroseconds microseconds: Int64) -> Int {
-        lock.withLock { _decisions.lazy.filter { $0.startMicroseconds <= microseconds }.count }
-    }
 }
