@@ -122,6 +122,14 @@ final class HLSAdaptiveRealTimeTests: XCTestCase {
         let item = item ?? AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
         let stalls = NotificationLog(AVPlayerItem.playbackStalledNotification, object: item)
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        let stalledAt = LockedBox<[Double]>([])
+        let token = NotificationCenter.default.addObserver(
+            forName: AVPlayerItem.playbackStalledNotification, object: item, queue: nil
+        ) { _ in stalledAt.withLock { $0.append(item.currentTime().seconds) } }
+        defer {
+            NotificationCenter.default.removeObserver(token)
+            if !stalledAt.withLock({ $0 }).isEmpty { print("stalled at item times \(stalledAt.withLock { $0 })") }
+        }
         player.replaceCurrentItem(with: item)
         player.play()
         waitUntil("end", timeout: 90) {

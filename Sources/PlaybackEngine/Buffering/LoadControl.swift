@@ -8,9 +8,10 @@ final class LoadControl {
     /// Media buffered ahead of the playhead that ends a stall (seconds; Media3 waits 2 s after a rebuffer). A
     /// preferred forward buffer duration shorter than this lowers it.
     static let resumeAfterStall = 2.0
-    /// Media buffered ahead before a network source starts or resumes (seconds): less than a stall waits for (the
-    /// first picture sooner), enough that a link only a little faster than the media does not stall at once.
-    static let startAhead = 1.5
+    /// Media buffered ahead before a network source starts or resumes (seconds): about one 2 s segment (the
+    /// shortest HLS segments commonly served), so that on a link only a little faster than the media the next one
+    /// arrives before the first is played out; a hair under 2 s, so that one whole segment is enough.
+    static let startAhead = 1.9
     /// Media buffered ahead that makes playback likely to keep up (seconds; as ``resumeAfterStall``).
     static let likelyToKeepUpAhead = 2.0
     /// Media buffered ahead that counts as a full buffer (seconds; the demuxer's default read-ahead cap).
