@@ -73,6 +73,35 @@ final class BandwidthEstimatorTests: XCTestCase {
         log.record(transfer(2, 1, 250_000, variant: true))
         XCTAssertEqual(meter.estimate() ?? 0, 2_000_000, accuracy: 1)
         XCTAssertEqual(meter.estimator.sampleCount, 2, "each transfer sampled once")
+        // A rendition's segment waits for the next variant segment, and is sampled with it.
+        log.record(transfer(4, 1, 250_000, variant: false))
+        _ = meter.estimate()
+        XCTAssertEqual(meter.estimator.sampleCount, 2)
+        log.record(transfer(4, 1, 250_000, variant: true))
+        _ = meter.estimate()
+        XCTAssertEqual(meter.estimator.sampleCount, 3)
+    }
+
+    /// A throttle lifted: the segment slowed by it and the fast one after it, finished between two looks, are two
+    /// samples, and the fast one alone carries the estimate past the top rung of the ladder with margin.
+    func test_meter_oneFastSegmentAfterAThrottle_isEnoughForTheTopRung() {
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        let log = NetworkLog()
+        let meter = BandwidthMeter(log: log)
+        func video(_ start: Double, _ duration: Double, _ bytes: Int64) {
+            log.record(
+                NetworkLog.Transfer(
+                    kind: .media, uri: "v", serverAddress: nil, bytes: bytes, duration: duration,
+                    start: t0.addingTimeInterval(start), mediaDuration: 2, indicatedBitrate: 580_800))
+        }
+        // Four 2 s segments of 150 kB at 697 kb/s (1.2 × the lowest rung), 1.72 s each.
+        for k in 0..<4 { video(Double(k) * 2, 1.72, 150_000) }
+        XCTAssertEqual(meter.estimate() ?? 0, 697_674, accuracy: 1_000)
+        // The last throttled one, and a 400 kB one in 20 ms once the throttle is gone (160 Mb/s).
+        video(8, 1.72, 150_000)
+        video(9.8, 0.02, 400_000)
+        let estimate = meter.estimate() ?? 0
+        XCTAssertGreaterThan(estimate * DefaultVariantPolicy.bandwidthFraction, 1_790_800)
     }
 }
 

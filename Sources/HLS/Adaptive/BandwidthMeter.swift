@@ -1,15 +1,19 @@
 import Foundation
 import PlaybackEngine
 
-/// Turns a source's finished media transfers (its ``NetworkLog``) into samples for a ``BandwidthEstimator``: the
-/// transfers finished since the previous look make one sample, their bytes over the time during which at least one
-/// of them was under way (a video and an audio segment fetched side by side share the link: each alone would
-/// measure half of it), weighted by the seconds of media they fetched.
+/// Turns a source's finished media transfers (its ``NetworkLog``) into samples for a ``BandwidthEstimator``: each
+/// segment of the variant makes one sample with the rendition segments that finished since the previous one — their
+/// bytes over the time during which at least one of them was under way (a video and an audio segment fetched side
+/// by side share the link: each alone would measure half of it), weighted by the seconds of media they fetched. One
+/// sample per variant segment, not one per look: a segment slowed by a throttle just lifted does not drag down the
+/// fast one after it.
 ///
 /// Owned by the source's reading thread.
 final class BandwidthMeter {
     private let log: NetworkLog
     private var cursor = 0
+    /// Rendition transfers finished since the last variant segment's.
+    private var pending: [NetworkLog.Transfer] = []
     private(set) var estimator = BandwidthEstimator()
 
     init(log: NetworkLog) {
@@ -20,8 +24,14 @@ final class BandwidthMeter {
     func estimate() -> Double? {
         let (new, next) = log.transfers(after: cursor)
         cursor = next
-        if let sample = Self.sample(of: Array(new.filter { $0.kind == .media })) {
-            estimator.add(bitsPerSecond: sample.bitsPerSecond, mediaSeconds: sample.mediaSeconds)
+        for transfer in new where transfer.kind == .media {
+            pending.append(transfer)
+            // A variant segment (its transfer carries the variant's bit rate) closes a sample.
+            guard transfer.indicatedBitrate != nil else { continue }
+            if let sample = Self.sample(of: pending) {
+                estimator.add(bitsPerSecond: sample.bitsPerSecond, mediaSeconds: sample.mediaSeconds)
+            }
+            pending.removeAll()
         }
         return estimator.estimate
     }
