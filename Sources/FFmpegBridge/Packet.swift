@@ -34,6 +34,19 @@ public final class Packet: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size)))
     }
 
+    /// Attaches `extradata` as `AV_PKT_DATA_NEW_EXTRADATA` side data: the decoder takes it as its new configuration
+    /// (the H.264 decoder reads its parameter sets), for a stream whose decoder configuration changes mid-stream —
+    /// an HLS variant switch in fragmented MP4, where each variant's init section holds its own. False when empty or
+    /// not allocated.
+    @discardableResult
+    public func attachNewExtradata(_ extradata: [UInt8]) -> Bool {
+        guard !extradata.isEmpty,
+            let side = av_packet_new_side_data(pointer, AV_PKT_DATA_NEW_EXTRADATA, extradata.count)
+        else { return false }
+        extradata.withUnsafeBufferPointer { side.update(from: $0.baseAddress!, count: extradata.count) }
+        return true
+    }
+
     /// Drops the payload, keeping the allocation for reuse.
     public func unref() { av_packet_unref(pointer) }
 

@@ -40,8 +40,9 @@ struct AvPlay {
          --no-window          no video window (default: a window when DISPLAY or WAYLAND_DISPLAY is set)
          --events             print one JSON object per line on stdout instead of the status line: status
                               changes, time every 0.5 s, rate and timeControlStatus changes, timed metadata
-                              (ID3 tags, ICY titles), end, errors, exit. Each has "event" and, when about an
-                              item, "index" and "file".
+                              (ID3 tags, ICY titles), end, errors, exit, and the variant decisions of an HLS
+                              stream ("variant": reason, bitrate, estimate, buffer, caps). Each has "event"
+                              and, when about an item, "index" and "file".
          -h, --help           show this help
          --version            show the version
         Options take their value as the next argument (--start 5) or after = (--start=5).

@@ -26,6 +26,8 @@ final class PlaySession {
     /// The current item's event fields (kept after the queue ends, for the last time event).
     private var currentInfo = ItemInfo(index: 0, file: nil)
     private weak var followedItem: AVPlayerItem?
+    /// How many of the followed item's variant decisions `--events` printed.
+    private var variantDecisionsEmitted = 0
     private var startApplied = false
     private var finishing = false
 
@@ -58,6 +60,7 @@ final class PlaySession {
             [weak self] time in
             MainActor.assumeIsolated {
                 guard let self, time.isNumeric else { return }
+                self.emitVariantDecisions()
                 self.events.emit("time", self.currentInfo.fields.merging(["time": time.seconds]) { a, _ in a })
             }
         }
@@ -82,6 +85,7 @@ final class PlaySession {
         // A change notification can repeat the item already followed (a looper re-inserting replicas).
         guard item == nil || item !== followedItem else { return }
         followedItem = item
+        variantDecisionsEmitted = 0
         itemObservations.removeAll()
         for token in itemNotifications { NotificationCenter.default.removeObserver(token) }
         itemNotifications.removeAll()
@@ -105,7 +109,10 @@ final class PlaySession {
             NotificationCenter.default.addObserver(
                 forName: AVPlayerItem.didPlayToEndTimeNotification, object: item, queue: .main
             ) { [weak self] _ in
-                MainActor.assumeIsolated { self?.events.emit("end", info.fields) }
+                MainActor.assumeIsolated {
+                    self?.emitVariantDecisions()
+                    self?.events.emit("end", info.fields)
+                }
             })
         itemNotifications.append(
             NotificationCenter.default.addObserver(
@@ -115,6 +122,29 @@ final class PlaySession {
                 let message = error?.localizedDescription ?? "playback failed"
                 MainActor.assumeIsolated { self?.itemFailed(item, message, info.fields) }
             })
+    }
+
+    /// `--events`: the HTTP Live Streaming variant decisions of the current item not printed yet (an
+    /// OpenAVFoundation extension: each with its reason and the estimate, buffer and caps it was made on).
+    private func emitVariantDecisions() {
+        guard events.enabled, let item = followedItem else { return }
+        let decisions = item.oavfVariantDecisions
+        guard decisions.count > variantDecisionsEmitted else { return }
+        for d in decisions[variantDecisionsEmitted...] {
+            var fields = currentInfo.fields
+            fields["reason"] = d.reason.rawValue
+            fields["mediaSequence"] = d.mediaSequence
+            fields["time"] = d.itemTime.seconds
+            fields["bitrate"] = d.toPeakBitRate
+            if let from = d.fromPeakBitRate { fields["from"] = from }
+            if let size = d.toPresentationSize { fields["size"] = "\(Int(size.width))x\(Int(size.height))" }
+            if let estimate = d.estimatedBitRate { fields["estimate"] = estimate.rounded() }
+            if let buffer = d.forwardBufferDuration { fields["buffer"] = (buffer * 1000).rounded() / 1000 }
+            if let cap = d.peakBitRateCap { fields["peakBitRateCap"] = cap }
+            if let cap = d.maximumResolutionCap { fields["resolutionCap"] = "\(Int(cap.width))x\(Int(cap.height))" }
+            events.emit("variant", fields)
+        }
+        variantDecisionsEmitted = decisions.count
     }
 
     private func itemStatusChanged(_ item: AVPlayerItem, _ fields: [String: Any]) {

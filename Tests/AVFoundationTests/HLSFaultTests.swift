@@ -108,6 +108,8 @@ final class HLSFaultTests: XCTestCase {
     func test_accessLog_reportsTheTransfersMeasured() throws {
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
+        // The first variant only (one variant period, so one access-log event covers every transfer).
+        item.oavfVariantPolicy = StayOnVariant()
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.replaceCurrentItem(with: item)
         v.player.play()

@@ -53,6 +53,8 @@ final class HLSLadderTests: XCTestCase {
     func test_firstVariantPlays_withTheDefaultRendition_andSelectingAnotherSwitchesWhilePlaying() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: masterURL)
+        // The first variant only: adaptive bitrate would move up on the loopback link (see HLSAdaptiveTests).
+        item.oavfVariantPolicy = StayOnVariant()
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.replaceCurrentItem(with: item)
         waitUntil("ready", timeout: 30) { item.status != .unknown }

@@ -53,3 +53,9 @@ func assertExactSeeksLand(
         XCTAssertEqual(v.frames.indices.last ?? nil, expected, "at \(seconds) s", file: file, line: line)
     }
 }
+
+/// A variant policy that keeps the variant playback started on (the first listed): tests about something other than
+/// adaptive bitrate.
+struct StayOnVariant: OAVFVariantPolicy {
+    func chooseVariant(in situation: OAVFVariantSituation) -> Int { situation.currentVariant }
+}

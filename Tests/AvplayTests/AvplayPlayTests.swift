@@ -64,6 +64,36 @@ final class AvplayPlayTests: XCTestCase {
         }
     }
 
+    /// An HLS ladder from a loopback server: the variant decisions come as `variant` events, the start first, each
+    /// with its reason and bit rate, the later ones with the estimate they were made on.
+    func test_events_hlsVariantDecisions() throws {
+        let server = try HTTPTestServer(root: try Fixtures.directory())
+        defer { server.stop() }
+        let r = try run(["--events", server.url(HLSFixture.ts.rawValue).absoluteString], timeout: 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = try r.stdout.split(separator: "\n").map { line in
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+        let variants = events.filter { $0["event"] as? String == "variant" }
+        let first = try XCTUnwrap(variants.first, r.stdout)
+        XCTAssertEqual(first["reason"] as? String, "start")
+        XCTAssertEqual(first["bitrate"] as? Double, 580_800)
+        XCTAssertEqual(first["size"] as? String, "640x360")
+        XCTAssertEqual(first["file"] as? String, "master.m3u8")
+        // On the loopback link the estimate carries playback up the ladder.
+        let switches = variants.dropFirst()
+        XCTAssertFalse(switches.isEmpty, r.stdout)
+        for event in switches {
+            XCTAssertEqual(event["reason"] as? String, "bandwidthUp", "\(event)")
+            XCTAssertGreaterThan(
+                event["estimate"] as? Double ?? 0, (event["bitrate"] as? Double ?? 0) / 0.7, "\(event)")
+            XCTAssertNotNil(event["buffer"] as? Double, "\(event)")
+        }
+        XCTAssertEqual(switches.last?["bitrate"] as? Double, 1_790_800)
+        let names = events.compactMap { $0["event"] as? String }
+        XCTAssertLessThan(try XCTUnwrap(names.lastIndex(of: "variant")), try XCTUnwrap(names.firstIndex(of: "end")))
+    }
+
     func test_events_badInput_errorEventAndExitOne() throws {
         let r = try run(["--events", try Fixtures.url(.text).path])
         XCTAssertEqual(r.status, 1)

@@ -134,6 +134,7 @@ final class EngineHarness: @unchecked Sendable {
         case .timeJumped(let s): return "timeJumped(\(names.name(of: s)))"
         case .stalled(let s): return "stalled(\(names.name(of: s)))"
         case .bufferChanged(let s, _): return "\(EventHistory.bufferChangedPrefix)\(names.name(of: s)))"
+        case .variantChanged(let s): return "variantChanged(\(names.name(of: s)))"
         case .audioDeviceUnavailable: return "audioDeviceUnavailable"
         }
     }

@@ -18,6 +18,7 @@ extension AVPlayer {
                 userInfo: [AVPlayerItemFailedToPlayToEndTimeErrorKey: avError as NSError])
         case .itemPlayedToEnd(let session):
             guard let item = item(for: session) else { return }
+            item.refreshPlayingVariant()
             noteStopped()
             NotificationCenter.default.post(name: AVPlayerItem.didPlayToEndTimeNotification, object: item)
         case .currentItemChanged(let from, _):
@@ -53,6 +54,8 @@ extension AVPlayer {
             }
         case .bufferChanged(let session, let b):
             item(for: session)?.bufferChanged(b)
+        case .variantChanged(let session):
+            item(for: session)?.refreshPlayingVariant()
         case .audioDeviceUnavailable(let message):
             if let item = currentItem {
                 item.appendErrorLog(
@@ -69,6 +72,13 @@ extension AVPlayer {
                 _ = item
             }
         }
+    }
+
+    /// The variant `item` plays changed while it plays (HLS): its access-log period ends and another begins.
+    func closeAccessLogPeriod(of item: AVPlayerItem) {
+        guard read({ $0.playStart != nil && $0.items.first === item }) else { return }
+        noteStopped()
+        noteStarted()
     }
 
     /// A playback period ends: append an access-log event to the current item.
@@ -91,6 +101,14 @@ extension AVPlayer {
         event.playbackSessionID = session?.id.uuidString
         if let d = item.asset.loader.loaded, let bitRate = d.bitRate { event.indicatedBitrate = Double(bitRate) }
         if let log = session?.networkLog { item.fillTransfers(of: event, from: log) }
+        // HLS: the variant of the period (transfers fetched ahead may belong to the next one), and the estimate that
+        // switched to it.
+        if let playing = item.read({ $0.variantPlaying }) {
+            event.indicatedBitrate = Double(playing.variant.peakBitRate)
+            if playing.decision.from != nil, let estimate = playing.decision.estimatedBitRate {
+                event.switchBitrate = estimate
+            }
+        }
         if let attach = item.read({ $0.attachDate }), let ready = item.read({ $0.readyDate }) {
             event.startupTime = ready.timeIntervalSince(attach)
         }

@@ -150,6 +150,9 @@ extension AVPlayerItem {
         if let item {
             // Which variant of a stream to start with: the item's caps (0 / .zero: none).
             let (peak, resolution) = item.read { ($0.preferredPeakBitRate, $0.preferredMaximumResolution) }
+            if let policy = item.read({ $0.variantPolicy }) {
+                descriptor.variantPolicy = AppVariantPolicy(policy: policy)
+            }
             if peak > 0 { descriptor.sourceOptions.maximumPeakBitRate = peak }
             if resolution.width > 0 && resolution.height > 0 {
                 descriptor.sourceOptions.maximumResolution = SourceOptions.PixelSize(
@@ -220,6 +223,12 @@ extension AVPlayerItem {
             s.canPlayFastReverse = reverse
             s.canStepForward = hasVideo
             s.canStepBackward = hasVideo && !seekable.isEmpty
+        }
+        // The caps and policy set since the item's source was made; the variant it starts on.
+        applyVariantSettings()
+        if let control = session?.variantControl {
+            let start = session.map { $0.containerTime(.zero).convertScale(1_000_000, method: .default).value } ?? 0
+            mutate { $0.variantPlaying = control.period(atMicroseconds: start) }
         }
         // The selection is what plays before anyone sees the item ready.
         applyMediaSelectionCriteria(becomingReady: true)

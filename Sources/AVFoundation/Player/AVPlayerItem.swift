@@ -70,6 +70,11 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var preferredMaximumResolutionForExpensiveNetworks = CGSize.zero
         var canUseNetworkResourcesForLiveStreamingWhilePaused = false
         var startsOnFirstEligibleVariant = false
+        var variantPreferences: AVVariantPreferences = []
+        /// The app's variant policy (OpenAVFoundation extension), handed to each session's source.
+        var variantPolicy: (any OAVFVariantPolicy)?
+        /// The variant period at the current time (HLS), as last followed.
+        var variantPlaying: VariantPeriod?
         var textStyleRules: [AVTextStyleRule]?
         var selection: AVMutableMediaSelection?
         var audioMix: AVAudioMix?
@@ -138,6 +143,11 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             $0.audioTimePitchAlgorithm = s.audioTimePitchAlgorithm
             $0.preferredPeakBitRate = s.preferredPeakBitRate
             $0.preferredMaximumResolution = s.preferredMaximumResolution
+            $0.preferredPeakBitRateForExpensiveNetworks = s.preferredPeakBitRateForExpensiveNetworks
+            $0.preferredMaximumResolutionForExpensiveNetworks = s.preferredMaximumResolutionForExpensiveNetworks
+            $0.startsOnFirstEligibleVariant = s.startsOnFirstEligibleVariant
+            $0.variantPreferences = s.variantPreferences
+            $0.variantPolicy = s.variantPolicy
         }
         copy.audioMix = audioMix
         copy.videoComposition = videoComposition
@@ -198,13 +208,18 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// Takes effect with HTTP Live Streaming (stored and observable until then).
+    /// The highest `BANDWIDTH` of the HTTP Live Streaming variants chosen, bits per second; 0: no limit. Applies at
+    /// once, also while playing: the next segment comes from a variant within it (the lowest when none is).
     open var preferredPeakBitRate: Double {
         get { access(\.preferredPeakBitRate) { $0.preferredPeakBitRate } }
-        set { set(\.preferredPeakBitRate) { $0.preferredPeakBitRate = newValue } }
+        set {
+            set(\.preferredPeakBitRate) { $0.preferredPeakBitRate = newValue }
+            applyVariantSettings()
+        }
     }
 
-    /// The peak bit rate on expensive networks: stored (there is no expensive-network signal on Linux).
+    /// The peak bit rate on expensive networks: stored. Every network counts as inexpensive (there is no
+    /// expensive-network signal on Linux), so it never applies.
     open var preferredPeakBitRateForExpensiveNetworks: Double {
         get { access(\.preferredPeakBitRateForExpensiveNetworks) { $0.preferredPeakBitRateForExpensiveNetworks } }
         set {
@@ -212,13 +227,18 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// Takes effect with HTTP Live Streaming (stored and observable until then).
+    /// The largest `RESOLUTION` of the HTTP Live Streaming variants chosen; `.zero`: no limit. Applies at once, also
+    /// while playing, as ``preferredPeakBitRate`` does.
     open var preferredMaximumResolution: CGSize {
         get { access(\.preferredMaximumResolution) { $0.preferredMaximumResolution } }
-        set { set(\.preferredMaximumResolution) { $0.preferredMaximumResolution = newValue } }
+        set {
+            set(\.preferredMaximumResolution) { $0.preferredMaximumResolution = newValue }
+            applyVariantSettings()
+        }
     }
 
-    /// The maximum resolution on expensive networks: stored (there is no expensive-network signal on Linux).
+    /// The maximum resolution on expensive networks: stored. Every network counts as inexpensive (there is no
+    /// expensive-network signal on Linux), so it never applies.
     open var preferredMaximumResolutionForExpensiveNetworks: CGSize {
         get {
             access(\.preferredMaximumResolutionForExpensiveNetworks) {
@@ -246,10 +266,19 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// Whether an HTTP Live Streaming item starts on the first eligible variant: stored.
+    /// Whether an HTTP Live Streaming item starts on the first variant of the multivariant playlist within the
+    /// caps. Playback always does here (no bandwidth is known before the first segment, and none is remembered
+    /// from earlier items), so `false` behaves as `true`; stored and observable.
     open var startsOnFirstEligibleVariant: Bool {
         get { access(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant } }
         set { set(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant = newValue } }
+    }
+
+    /// Preferences for the variants chosen; `[]` (the default): none. Stored (see
+    /// ``AVVariantPreferences/scalabilityToLosslessAudio``).
+    open var variantPreferences: AVVariantPreferences {
+        get { access(\.variantPreferences) { $0.variantPreferences } }
+        set { set(\.variantPreferences) { $0.variantPreferences = newValue } }
     }
 
     /// Styling laid over the item's subtitles, as Apple's `textStyleRules`: rules without a `textSelector` apply to

@@ -8,8 +8,8 @@ import Foundation
 ///
 /// Threads: owned by the thread reading the source (see `MediaSource`).
 final class HLSInput {
-    /// Where the playlist is fetched from.
-    let playlistURL: URL
+    /// Where the playlist is fetched from (the variant switched to, after an adaptive switch).
+    private(set) var playlistURL: URL
     /// The input's first stream's index in the source's stream list.
     let streamOffset: Int
     private let client: HLSHTTPClient
@@ -31,6 +31,8 @@ final class HLSInput {
     private var kept: Set<Int> = []
     private var lastReload = Date()
     private var lastReloadChanged = true
+    /// After a demuxer reopened at a variant switch: the decoder configuration each kept stream's next packet carries.
+    private var newExtradata: [Int: [UInt8]] = [:]
     /// Called on the reading thread after a reload changed the playlist.
     var onPlaylistChange: (() -> Void)?
 
@@ -55,6 +57,7 @@ final class HLSInput {
     func open(interrupt: InterruptFlag) throws(FFmpegError) {
         self.interrupt = interrupt
         feed.waitForMoreSegments = { [unowned self] () throws(FFmpegError) -> Bool in try self.reloadForMore() }
+        feed.onVariantSwitch = { [unowned self] switched, leftAt in self.adopt(switched, leftAt: leftAt) }
         let opened = try FormatContext(
             reader: feed, name: playlistURL.absoluteString, options: Self.probeOptions, interrupt: interrupt)
         format = opened
@@ -106,6 +109,27 @@ final class HLSInput {
         set { feed.indicatedBitrate = newValue }
     }
 
+    /// Lets `switcher` choose the variant of each segment before it is fetched (and again, when it was fetched
+    /// ahead, at its boundary).
+    func adapt(with switcher: VariantSwitcher) {
+        feed.variantSwitch = { [unowned switcher] playlist, index in switcher.nextSegment(of: playlist, at: index) }
+        feed.variantRecheck = { [unowned switcher] playlist, index in switcher.recheck(playlist, at: index) }
+        feed.endsAtSwitch = format.formatName.hasPrefix("mov")
+    }
+
+    /// The feed continues with another variant's playlist: the playlist timeline moves so that the segment switched
+    /// to starts where segment `leftAt` of the old one did.
+    private func adopt(_ switched: VariantSwitch, leftAt: Int) {
+        let boundary = playlistStartMicroseconds + Int64((playlist.startOffset(ofSegment: leftAt) * 1e6).rounded())
+        let offset = Int64((switched.playlist.startOffset(ofSegment: switched.index) * 1e6).rounded())
+        playlistStartMicroseconds = boundary - offset
+        playlist = switched.playlist
+        playlistURL = switched.playlist.url
+        lastReload = Date()
+        lastReloadChanged = true
+        onPlaylistChange?()
+    }
+
     /// Whether any of the input's streams is read.
     var isActive: Bool { !kept.isEmpty }
 
@@ -134,10 +158,20 @@ final class HLSInput {
             }
             switch result {
             case .endOfFile:
+                if feed.isHeldAtSwitch {
+                    // Fragmented MP4 after a switch: a new demuxer on the new variant's init section and segments;
+                    // the decoders get the new decoder configuration with each stream's first packet.
+                    feed.resumeAfterSwitch()
+                    try reopenDemuxer()
+                    continue
+                }
                 isExhausted = true
                 return
             case .packet:
                 guard kept.contains(buffered.streamIndex) else { continue }
+                if let extradata = newExtradata.removeValue(forKey: buffered.streamIndex) {
+                    buffered.attachNewExtradata(extradata)
+                }
                 hasLookahead = true
                 return
             }
@@ -171,16 +205,28 @@ final class HLSInput {
             seconds <= 0 ? 0 : (playlist.segmentIndex(containing: seconds) ?? max(0, playlist.segments.count - 1))
         feed.restart(at: index)
         if format.formatName.hasPrefix("mov") {
-            let reopened = try FormatContext(
-                reader: feed, name: playlistURL.absoluteString, interrupt: interrupt, probesStreams: false)
-            reopened.setDiscard(keepingStreams: kept)
-            format = reopened
+            try reopenDemuxer()
         } else {
             format.discardBufferedInput()
         }
         buffered.unref()
         hasLookahead = false
         isExhausted = false
+    }
+
+    /// A new demuxer on the feed (fragmented MP4), reading the streams kept; the decoders get its decoder
+    /// configuration (the init section's, which differs between variants) with each stream's next packet.
+    private func reopenDemuxer() throws(FFmpegError) {
+        let reopened = try FormatContext(
+            reader: feed, name: playlistURL.absoluteString, interrupt: interrupt, probesStreams: false)
+        reopened.setDiscard(keepingStreams: kept)
+        format = reopened
+        newExtradata = [:]
+        for stream in kept {
+            if let parameters = try? reopened.codecParameters(stream: stream, reportedIndex: stream) {
+                newExtradata[stream] = parameters.extradata
+            }
+        }
     }
 
     /// Live: waits until the playlist's reload time and reloads it until it lists segments past the feed's, or ends.

@@ -17,8 +17,9 @@ import PlaybackEngine
 ///   of it after an unchanged reload, RFC 8216 §6.3.4), playback starts three target durations from the live edge
 ///   (or at `EXT-X-START`), and ``liveWindow`` is the variant playlist's window.
 ///
-/// Which variant: the first listed (adaptive choice belongs to a later layer). Threads: as ``MediaSource`` says;
-/// ``interrupt()``, ``dateMapping`` and ``liveWindow`` from any thread.
+/// Which variant: it starts on the first listed within the caps (the next one when its playlist fails to load);
+/// then a ``VariantSwitcher`` chooses the variant of each segment (adaptive bitrate, ``variantControl``). Threads: as
+/// ``MediaSource`` says; ``interrupt()``, ``dateMapping``, ``liveWindow`` and ``variantControl`` from any thread.
 package final class HLSSource: MediaSource, @unchecked Sendable {
     /// The presentation's URL (a multivariant or a media playlist).
     package let url: URL
@@ -45,6 +46,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private var publishedLiveWindow: CMTimeRange?
     private var publishedDateRanges: [DateRangeDescription] = []
     private var dateRangesObserver: (@Sendable () -> Void)?
+    /// The caps, policy, forward buffer and decision log of adaptive bitrate (see ``VariantSwitcher``).
+    private let control: VariantControl
+    /// Set by ``open()`` for a multivariant playlist; then owned by the reading thread.
+    private var switcher: VariantSwitcher?
 
     /// A source for the presentation at `url`.
     package init(url: URL, sourceOptions: SourceOptions = SourceOptions(), cancellation: Cancellation = Cancellation())
@@ -53,6 +58,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         self.sourceOptions = sourceOptions
         self.cancellation = cancellation
         client = HLSHTTPClient(options: sourceOptions)
+        control = VariantControl(
+            caps: VariantCaps(
+                maximumPeakBitRate: sourceOptions.maximumPeakBitRate,
+                maximumResolution: sourceOptions.maximumResolution))
     }
 
     deinit {
@@ -78,12 +87,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             playlists = [media]
         case .multivariant(let presentation):
             multivariant = presentation
-            guard let chosen = Self.startVariant(of: presentation, within: sourceOptions) else {
-                throw FFmpegError(
-                    code: FFmpegError.invalidData.code, function: "HLS: \(url.absoluteString) lists no variant")
-            }
+            let (chosen, playlist, failed) = try openStartVariant(of: presentation)
             variant = chosen
-            playlists = [try mediaPlaylist(at: chosen.uri, of: "the variant")]
+            playlists = [playlist]
+            startFailures = failed
             if let group = chosen.audioGroup {
                 let renditions = presentation.renditions.filter {
                     $0.type == .audio && $0.groupID == group && $0.uri != nil
@@ -127,23 +134,87 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
         publish(main)
+        startAdapting(main)
     }
 
-    /// The variant playback starts with: the first listed within the caps (`preferredPeakBitRate`,
-    /// `preferredMaximumResolution`), else the one with the lowest bandwidth.
-    static func startVariant(of presentation: HLSMultivariantPlaylist, within options: SourceOptions) -> HLSVariant? {
+    /// Indices (among the non-I-frame variants) of the variants whose playlist failed to load at the start.
+    private var startFailures: Set<Int> = []
+
+    /// The variants playback may start with, in the order they are tried: the first listed within the caps
+    /// (`preferredPeakBitRate`, `preferredMaximumResolution`; else the one with the lowest bandwidth), then —
+    /// should its playlist fail to load — the others within the caps from the highest bandwidth below it down, then
+    /// those above it, then the rest. Indices into the non-I-frame variants.
+    static func startOrder(of presentation: HLSMultivariantPlaylist, under caps: VariantCaps) -> [Int] {
         let variants = presentation.variants.filter { !$0.isIFrameOnly }
-        let eligible = variants.first { variant in
-            if let peak = options.maximumPeakBitRate, Double(variant.bandwidth) > peak { return false }
-            if let limit = options.maximumResolution, let size = variant.resolution,
-                size.width > limit.width || size.height > limit.height
-            {
-                return false
-            }
-            return true
+        let admitted = { (i: Int) in
+            caps.admits(
+                VariantDescription(
+                    uri: "", peakBitRate: variants[i].bandwidth, width: variants[i].resolution?.width,
+                    height: variants[i].resolution?.height, hasVideo: true, hasAudio: true))
         }
-        return eligible ?? variants.min { $0.bandwidth < $1.bandwidth }
+        guard
+            let first = variants.indices.first(where: admitted)
+                ?? variants.indices.min(by: { variants[$0].bandwidth < variants[$1].bandwidth })
+        else { return [] }
+        let rate = { (i: Int) in variants[i].bandwidth }
+        let others = variants.indices.filter { $0 != first }
+        let below = others.filter { admitted($0) && rate($0) <= rate(first) }.sorted { rate($0) > rate($1) }
+        let above = others.filter { admitted($0) && rate($0) > rate(first) }.sorted { rate($0) < rate($1) }
+        let rest = others.filter { !admitted($0) }.sorted { rate($0) < rate($1) }
+        return [first] + below + above + rest
     }
+
+    /// The variant playback starts with (``startOrder(of:under:)``), its media playlist, and the variants tried
+    /// before it whose playlist failed (each failure is in the network log); throws the first failure when none
+    /// loads.
+    private func openStartVariant(
+        of presentation: HLSMultivariantPlaylist
+    ) throws(FFmpegError) -> (HLSVariant, HLSMediaPlaylist, Set<Int>) {
+        let variants = presentation.variants.filter { !$0.isIFrameOnly }
+        var firstError: FFmpegError?
+        var failed: Set<Int> = []
+        for index in Self.startOrder(of: presentation, under: control.caps) {
+            do {
+                let playlist = try mediaPlaylist(at: variants[index].uri, of: "the variant")
+                return (variants[index], playlist, failed)
+            } catch {
+                if error == FFmpegError.exit || isInterruptedNow { throw FFmpegError.exit }
+                firstError = firstError ?? error
+                failed.insert(index)
+            }
+        }
+        throw firstError
+            ?? FFmpegError(code: FFmpegError.invalidData.code, function: "HLS: \(url.absoluteString) lists no variant")
+    }
+
+    /// Lets the variant input switch variants at segment boundaries (a multivariant playlist with more than one
+    /// variant), and records the start.
+    private func startAdapting(_ main: HLSInput) {
+        guard let multivariant, let variant else { return }
+        let variants = multivariant.variants.filter { !$0.isIFrameOnly }
+        let descriptions = self.variants
+        guard variants.count > 1, let start = variants.firstIndex(of: variant) else { return }
+        let switcher = VariantSwitcher(
+            variants: variants, descriptions: descriptions, start: start, startPlaylist: main.playlist,
+            failed: startFailures, firstReadMicroseconds: main.firstReadMicroseconds, control: control,
+            meter: BandwidthMeter(log: client.log),
+            load: { [unowned self] (url: URL) throws(FFmpegError) -> HLSMediaPlaylist in
+                try mediaPlaylist(at: url, of: "the variant")
+            },
+            startTime: { [unowned main] playlist, index in
+                main.playlistStartMicroseconds + Int64((playlist.startOffset(ofSegment: index) * 1e6).rounded())
+            })
+        self.switcher = switcher
+        control.record(
+            VariantDecision(
+                date: Date(), mediaSequence: main.playlist.mediaSequence + HLSInput.startIndex(of: main.playlist),
+                startMicroseconds: main.firstReadMicroseconds,
+                from: nil, to: descriptions[start], reason: startFailures.isEmpty ? .start : .fallback,
+                estimatedBitRate: nil, forwardBuffer: nil, caps: control.caps))
+        main.adapt(with: switcher)
+    }
+
+    package var variantControl: VariantControl? { control }
 
     /// Gives a rendition's stream the rendition's language, name and default flag.
     private static func describe(_ stream: inout StreamInfo, as rendition: HLSRendition) {
@@ -329,6 +400,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
         guard !inputs.isEmpty else { throw FFmpegError.exit }
         for input in inputs { try input.seek(toMicroseconds: microseconds) }
+        // A switch decided ahead of the seek did not happen: the variant read from here is the feed's.
+        if let switcher, let playing = switcher.variant(of: inputs[0].playlist) {
+            control.restartTimeline(atMicroseconds: microseconds, variant: switcher.descriptions[playing])
+        }
     }
 
     /// No index: segment boundaries are the only keyframes known ahead of reading.

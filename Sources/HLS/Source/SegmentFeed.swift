@@ -50,6 +50,23 @@ final class SegmentFeed: ByteStreamReader {
     private var lastFailure: FFmpegError?
     /// Called when a segment has been read to its end (its index).
     var onSegmentFinished: ((Int) -> Void)?
+    /// Asked before segment `index` of `playlist` is fetched (ahead or not): the switch to another variant's playlist
+    /// (adaptive bitrate), or nil to stay. The switch is adopted when the segment before has been read.
+    var variantSwitch: ((_ playlist: HLSMediaPlaylist, _ index: Int) -> VariantSwitch?)?
+    /// Asked at a segment boundary when the next segment was fetched ahead: a switch away when its variant is no
+    /// longer allowed (nil keeps it).
+    var variantRecheck: ((_ playlist: HLSMediaPlaylist, _ index: Int) -> VariantSwitch?)?
+    /// Called when a switch is adopted, with the index the next segment had in the playlist left.
+    var onVariantSwitch: ((_ switched: VariantSwitch, _ leftAt: Int) -> Void)?
+    /// A switch decided for the segment prefetched, adopted at the boundary.
+    private var pendingSwitch: VariantSwitch?
+    /// The segment (of ``playlist``) whose variant is decided: not asked about again.
+    private var decidedIndex: Int?
+    /// Whether the demuxer ends at a switch, to be reopened on the new variant (fragmented MP4: the MP4 demuxer
+    /// does not take a second init section in its stream).
+    var endsAtSwitch = false
+    /// Set at an adopted switch when ``endsAtSwitch``: reading gives the end until ``resumeAfterSwitch()``.
+    private(set) var isHeldAtSwitch = false
     /// Called when the feed runs out of segments of a live playlist: returns whether new ones were added (after
     /// waiting for a reload); false ends the stream.
     var waitForMoreSegments: (() throws(FFmpegError) -> Bool)?
@@ -75,6 +92,14 @@ final class SegmentFeed: ByteStreamReader {
             prefetched.body.cancel()
             self.prefetched = nil
         }
+        if pendingSwitch != nil {
+            // The prefetch belongs to the variant not switched to after all.
+            prefetched?.body.cancel()
+            prefetched = nil
+            pendingSwitch = nil
+        }
+        isHeldAtSwitch = false
+        decidedIndex = nil
         nextIndex = index
         preamble = Data()
         preambleOffset = 0
@@ -87,7 +112,8 @@ final class SegmentFeed: ByteStreamReader {
         playlist = newPlaylist
         nextIndex = max(0, nextIndex - shift)
         if let c = current { current = (c.index - shift, c.body) }
-        if let p = prefetched {
+        // A prefetch for a pending switch is numbered in the other variant's playlist.
+        if let p = prefetched, pendingSwitch == nil {
             if p.index - shift >= 0 {
                 prefetched = (p.index - shift, p.body)
             } else {
@@ -131,6 +157,21 @@ final class SegmentFeed: ByteStreamReader {
                 onSegmentFinished?(current.index)
                 continue
             }
+            if let pendingSwitch { adopt(pendingSwitch) }
+            if nextIndex < playlist.segments.count {
+                if let ahead = prefetched, ahead.index == nextIndex {
+                    // Fetched ahead: kept unless a cap set since excludes its variant.
+                    if let switched = variantRecheck?(playlist, nextIndex) {
+                        ahead.body.cancel()
+                        prefetched = nil
+                        adopt(switched)
+                    }
+                } else if decidedIndex != nextIndex {
+                    decidedIndex = nextIndex
+                    if let switched = variantSwitch?(playlist, nextIndex) { adopt(switched) }
+                }
+            }
+            if isHeldAtSwitch { return 0 }
             guard nextIndex < playlist.segments.count else {
                 guard let waitForMoreSegments, try waitForMoreSegments() else {
                     // The stream ends with segments that could not be fetched: say why rather than end quietly.
@@ -205,19 +246,45 @@ final class SegmentFeed: ByteStreamReader {
         onSegmentFinished?(index)
     }
 
-    /// Starts the download of the segment after `index`, so that it arrives while this one is demuxed.
+    /// Starts the download of the segment after `index`, so that it arrives while this one is demuxed (from another
+    /// variant's playlist when ``variantSwitch`` switches there).
     private func prefetchNext(after index: Int) {
         prefetched?.body.cancel()
         prefetched = nil
-        let next = index + 1
-        guard next < playlist.segments.count, !playlist.segments[next].isGap,
-            let body = try? start(segment: playlist.segments[next])
+        var next = index + 1
+        var source = playlist
+        var bitrate = indicatedBitrate
+        if pendingSwitch == nil, next < playlist.segments.count, let switched = variantSwitch?(playlist, next) {
+            pendingSwitch = switched
+            (source, next, bitrate) = (switched.playlist, switched.index, switched.indicatedBitrate)
+        }
+        guard next < source.segments.count, !source.segments[next].isGap,
+            let body = try? start(segment: source.segments[next], indicatedBitrate: bitrate)
         else { return }
         prefetched = (next, body)
     }
 
+    /// Continues with `switched`'s playlist at its index (at a segment boundary).
+    private func adopt(_ switched: VariantSwitch) {
+        let leftAt = nextIndex
+        pendingSwitch = nil
+        playlist = switched.playlist
+        nextIndex = switched.index
+        indicatedBitrate = switched.indicatedBitrate
+        decidedIndex = switched.index
+        isHeldAtSwitch = endsAtSwitch
+        onVariantSwitch?(switched, leftAt)
+    }
+
+    /// Lets reading go on after a switch held it (the new demuxer is there).
+    func resumeAfterSwitch() {
+        isHeldAtSwitch = false
+    }
+
     /// Starts `segment`'s download (without its first `skippingBytes` bytes: a resumed transfer).
-    private func start(segment: HLSSegment, skippingBytes: Int64 = 0) throws(FFmpegError) -> any SegmentBody {
+    private func start(
+        segment: HLSSegment, skippingBytes: Int64 = 0, indicatedBitrate: Double? = nil
+    ) throws(FFmpegError) -> any SegmentBody {
         var range: ClosedRange<Int64>?
         if let byteRange = segment.byteRange {
             range = (Int64(byteRange.offset) + skippingBytes)...(Int64(byteRange.offset + byteRange.length) - 1)
@@ -226,7 +293,7 @@ final class SegmentFeed: ByteStreamReader {
         }
         let stream = client.start(
             segment.uri, range: range, kind: .media, mediaDuration: segment.duration,
-            indicatedBitrate: indicatedBitrate)
+            indicatedBitrate: indicatedBitrate ?? self.indicatedBitrate)
         guard let key = segment.key else { return stream }
         switch key.method {
         case .none:

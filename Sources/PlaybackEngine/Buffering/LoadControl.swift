@@ -8,6 +8,10 @@ final class LoadControl {
     /// Media buffered ahead of the playhead that ends a stall (seconds; Media3 waits 2 s after a rebuffer). A
     /// preferred forward buffer duration shorter than this lowers it.
     static let resumeAfterStall = 2.0
+    /// Media buffered ahead before a network source starts or resumes (seconds): about one 2 s segment (the
+    /// shortest HLS segments commonly served), so that on a link only a little faster than the media the next one
+    /// arrives before the first is played out; a hair under 2 s, so that one whole segment is enough.
+    static let startAhead = 1.9
     /// Media buffered ahead that makes playback likely to keep up (seconds; as ``resumeAfterStall``).
     static let likelyToKeepUpAhead = 2.0
     /// Media buffered ahead that counts as a full buffer (seconds; the demuxer's default read-ahead cap).
@@ -15,8 +19,10 @@ final class LoadControl {
     /// Loaded ranges move with the playhead: a change of their end is published only beyond this (seconds).
     static let publishedEndGranularity = 0.5
 
-    /// Whether playback waits for data after running dry.
+    /// Whether playback waits for data after running dry (or before it starts).
     private(set) var isStalled = false
+    /// Whether that wait is one before the start (``waitToStart()``), which ends at ``startAhead``.
+    private var isWaitingToStart = false
     /// Stalls so far.
     private(set) var stalls = 0
 
@@ -38,12 +44,31 @@ final class LoadControl {
     /// Playback ran dry.
     func enterStall() {
         isStalled = true
+        isWaitingToStart = false
         stalls += 1
+    }
+
+    /// Whether playback of a network source at `playhead` should wait before it starts (or resumes): less than
+    /// ``startAhead`` is buffered (or the preferred forward buffer, when shorter), the input goes on, and `waits`.
+    func shouldWaitToStart(_ session: ItemSession, playhead: CMTime, waits: Bool) -> Bool {
+        guard waits, !session.isAtEndOfFile else { return false }
+        let ahead = (session.bufferedEnd.map { ($0 - playhead).seconds }) ?? 0
+        let preferred = session.descriptor.forwardBufferDuration.flatMap { $0 > 0 ? $0 : nil }
+        return ahead < min(Self.startAhead, preferred ?? Self.startAhead)
+    }
+
+    /// Playback of a network source is about to start (or resume) with too little buffered
+    /// (``shouldWaitToStart(_:playhead:waits:)``): it waits as a stall does, without counting one (Apple's player
+    /// waits until playback is likely to keep up); it starts once ``shouldResume(_:playhead:waits:)`` says so.
+    func waitToStart() {
+        isStalled = true
+        isWaitingToStart = true
     }
 
     /// The stall is over (or playback stopped, or the item changed).
     func clearStall() {
         isStalled = false
+        isWaitingToStart = false
     }
 
     /// While stalled at `playhead`: whether playback may resume (enough buffered, the input ended, or `waits` is
@@ -51,7 +76,8 @@ final class LoadControl {
     func shouldResume(_ session: ItemSession, playhead: CMTime, waits: Bool) -> Bool {
         let ahead = (session.bufferedEnd.map { ($0 - playhead).seconds }) ?? 0
         let preferred = session.descriptor.forwardBufferDuration.flatMap { $0 > 0 ? $0 : nil }
-        let needed = min(Self.resumeAfterStall, preferred ?? Self.resumeAfterStall)
+        let wanted = isWaitingToStart ? Self.startAhead : Self.resumeAfterStall
+        let needed = min(wanted, preferred ?? wanted)
         return session.isAtEndOfFile || ahead >= needed || !waits
     }
 

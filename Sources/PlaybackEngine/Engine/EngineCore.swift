@@ -247,6 +247,17 @@ final class EngineCore {
     /// Publishes the buffering state of `session` when it changed enough.
     func publishBuffer(_ session: ItemSession) {
         let state = loadControl.bufferState(session, playhead: transport.playhead)
+        // A streamed source chooses its next variant on what it has read ahead of the playhead; the owner hears
+        // when the playhead enters another variant's period.
+        if let control = session.variantControl {
+            let playhead = session.containerTime(transport.playhead).convertScale(1_000_000, method: .default).value
+            control.playheadMicroseconds = playhead
+            let period = control.period(atMicroseconds: playhead)
+            if let state = items.state(of: session), state.publishedVariantPeriod != period {
+                items.update(session) { $0.publishedVariantPeriod = period }
+                outbox.emit(.variantChanged(session))
+            }
+        }
         guard LoadControl.isWorthPublishing(state, over: items.state(of: session)?.publishedBuffer) else { return }
         items.update(session) { $0.publishedBuffer = state }
         outbox.emit(.bufferChanged(session, state))

@@ -27,6 +27,9 @@ package struct ItemDescriptor: Sendable {
     package var durationIsExact: Bool = false
     /// Seconds to read ahead of the playhead (`preferredForwardBufferDuration`); nil lets the engine choose.
     package var forwardBufferDuration: Double?
+    /// The app's variant policy for a streamed source with variants (HLS), handed to the source before it reads;
+    /// nil: the source's own.
+    package var variantPolicy: (any VariantPolicy)?
 
     package init(
         location: String, options: [String: String] = [:], videoStream: Int?, audioStream: Int?,
@@ -115,6 +118,8 @@ package enum EngineEvent: Sendable {
     case timeJumped(ItemSession)
     case stalled(ItemSession)
     case bufferChanged(ItemSession, BufferState)
+    /// The playhead entered the period of another variant of a streamed source (HLS adaptive bitrate).
+    case variantChanged(ItemSession)
     /// No audio device could be opened: playback continues on the system clock.
     case audioDeviceUnavailable(String)
 }

@@ -32,6 +32,8 @@ struct ItemState {
     var hasShownFirstFrame = false
     /// The buffering state last published for the item.
     var publishedBuffer: BufferState?
+    /// The variant period of the playhead when last published (HLS).
+    var publishedVariantPeriod: VariantPeriod?
 
     /// Whether the item is playable (ready or ended).
     var isPlayable: Bool {

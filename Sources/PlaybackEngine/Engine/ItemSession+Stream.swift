@@ -23,6 +23,9 @@ extension ItemSession {
         }
     }
 
+    /// The source's variant caps, policy and decisions (HLS with variants); nil for a single rendition.
+    package var variantControl: VariantControl? { openedSource?.variantControl }
+
     /// Whether the item is a live stream (its seekable range moves; it has no duration).
     package var isLive: Bool { openedSource?.liveWindow != nil }
 

@@ -107,6 +107,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             return true
         }
         guard started else { throw FFmpegError.exit }
+        // Before the source reads a segment (one the asset's loading opened has read only its first).
+        if let policy = descriptor.variantPolicy { source.variantControl?.policy = policy }
         try source.open()
         forwardDateRangeChanges(of: source)
         let info = source.info

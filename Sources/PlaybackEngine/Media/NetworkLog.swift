@@ -71,6 +71,8 @@ package final class NetworkLog: @unchecked Sendable {
     private let lock = NSLock()
     private var transfers: [Transfer] = []
     private var failures: [Failure] = []
+    /// Transfers recorded since the start, the dropped ones included.
+    private var transfersRecorded = 0
     /// At most this many of each are kept (the oldest are dropped first).
     static let capacity = 4096
 
@@ -79,6 +81,7 @@ package final class NetworkLog: @unchecked Sendable {
     package func record(_ transfer: Transfer) {
         lock.withLock {
             transfers.append(transfer)
+            transfersRecorded += 1
             if transfers.count > Self.capacity { transfers.removeFirst(transfers.count - Self.capacity) }
         }
     }
@@ -92,6 +95,15 @@ package final class NetworkLog: @unchecked Sendable {
 
     /// The transfers finished so far, oldest first.
     package var finishedTransfers: [Transfer] { lock.withLock { transfers } }
+
+    /// The transfers finished after the first `cursor` ever recorded (those still kept), and the cursor to pass next
+    /// time: a reader that follows the log without copying what it already saw.
+    package func transfers(after cursor: Int) -> (transfers: ArraySlice<Transfer>, cursor: Int) {
+        lock.withLock {
+            let new = min(transfers.count, max(0, transfersRecorded - cursor))
+            return (transfers.suffix(new), transfersRecorded)
+        }
+    }
 
     /// The failed requests so far, oldest first.
     package var failedRequests: [Failure] { lock.withLock { failures } }

@@ -101,6 +101,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// The last SHOUTcast/Icecast (ICY) metadata block the transport delivered (`StreamTitle='…';`), nil when none
     /// (files, and streams without ICY metadata). The reading thread.
     var icyMetadata: String? { get }
+
+    /// Where a streamed source with variants (HLS) takes its caps and policy and records its variant decisions; nil
+    /// for a single rendition. Any thread.
+    var variantControl: VariantControl? { get }
 }
 
 extension MediaSource {
@@ -124,6 +128,9 @@ extension MediaSource {
 
     /// Only libavformat's HTTP protocol delivers ICY metadata.
     package var icyMetadata: String? { nil }
+
+    /// A single rendition has no variants to choose from.
+    package var variantControl: VariantControl? { nil }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {

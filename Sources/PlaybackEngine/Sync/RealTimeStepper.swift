@@ -20,6 +20,16 @@ final class RealTimeStepper {
         let transport = core.transport
         let audio = core.audio
         if core.loadControl.isStalled { return stalledStep(session) }
+        if !transport.isRunning, !session.isLocal,
+            core.loadControl.shouldWaitToStart(session, playhead: transport.playhead, waits: core.automaticallyWaits)
+        {
+            // A network source starts once a little is buffered, so that a link barely faster than the media does
+            // not stall right after the start.
+            core.loadControl.waitToStart()
+            transport.setTimeControl(.waiting(.toMinimizeStalls))
+            core.publishBuffer(session)
+            return Self.stalledInterval
+        }
         core.startIfNeeded(session, host: transport.hostNow())
         audio.resumeDevice()
         let host = transport.hostNow()

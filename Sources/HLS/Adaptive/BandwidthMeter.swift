@@ -1,0 +1,62 @@
+import Foundation
+import PlaybackEngine
+
+/// Turns a source's finished media transfers (its ``NetworkLog``) into samples for a ``BandwidthEstimator``: each
+/// segment of the variant makes one sample with the rendition segments that finished since the previous one — their
+/// bytes over the time during which at least one of them was under way (a video and an audio segment fetched side
+/// by side share the link: each alone would measure half of it), weighted by the seconds of media they fetched. One
+/// sample per variant segment, not one per look: a segment slowed by a throttle just lifted does not drag down the
+/// fast one after it.
+///
+/// Owned by the source's reading thread.
+final class BandwidthMeter {
+    private let log: NetworkLog
+    private var cursor = 0
+    /// Rendition transfers finished since the last variant segment's.
+    private var pending: [NetworkLog.Transfer] = []
+    private(set) var estimator = BandwidthEstimator()
+
+    init(log: NetworkLog) {
+        self.log = log
+    }
+
+    /// Takes in the transfers finished since the last call and returns the estimate (bits per second).
+    func estimate() -> Double? {
+        let (new, next) = log.transfers(after: cursor)
+        cursor = next
+        for transfer in new where transfer.kind == .media {
+            pending.append(transfer)
+            // A variant segment (its transfer carries the variant's bit rate) closes a sample.
+            guard transfer.indicatedBitrate != nil else { continue }
+            if let sample = Self.sample(of: pending) {
+                estimator.add(bitsPerSecond: sample.bitsPerSecond, mediaSeconds: sample.mediaSeconds)
+            }
+            pending.removeAll()
+        }
+        return estimator.estimate
+    }
+
+    /// One sample of `transfers`: bytes × 8 over the union of their intervals; nil when there is nothing to measure.
+    static func sample(of transfers: [NetworkLog.Transfer]) -> (bitsPerSecond: Double, mediaSeconds: Double)? {
+        let intervals = transfers.filter { $0.bytes > 0 }.map { ($0.start, $0.start.addingTimeInterval($0.duration)) }
+            .sorted { $0.0 < $1.0 }
+        guard !intervals.isEmpty else { return nil }
+        var busy = 0.0
+        var (start, end) = intervals[0]
+        for (s, e) in intervals.dropFirst() {
+            if s > end {
+                busy += end.timeIntervalSince(start)
+                (start, end) = (s, e)
+            } else if e > end {
+                end = e
+            }
+        }
+        busy += end.timeIntervalSince(start)
+        let bytes = transfers.reduce(Int64(0)) { $0 + $1.bytes }
+        // The seconds of playback fetched: the variant's segments (its transfers carry its bit rate), else the longest.
+        let variantSeconds = transfers.filter { $0.indicatedBitrate != nil }.reduce(0) { $0 + $1.mediaDuration }
+        let media = variantSeconds > 0 ? variantSeconds : transfers.map(\.mediaDuration).max() ?? 0
+        guard busy > 0, media > 0 else { return nil }
+        return (Double(bytes) * 8 / busy, media)
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+
+/// The caps an app sets on a streamed presentation's variants (`preferredPeakBitRate`,
+/// `preferredMaximumResolution`; the expensive-network ones apply only on a network said to be expensive, and no
+/// network is). A value: any thread.
+package struct VariantCaps: Sendable, Equatable {
+    /// Variants above this peak bit rate are not chosen; nil: no limit.
+    package var maximumPeakBitRate: Double?
+    /// Nor those larger than this; nil: no limit.
+    package var maximumResolution: SourceOptions.PixelSize?
+
+    package init(maximumPeakBitRate: Double? = nil, maximumResolution: SourceOptions.PixelSize? = nil) {
+        self.maximumPeakBitRate = maximumPeakBitRate
+        self.maximumResolution = maximumResolution
+    }
+
+    /// Whether `variant` is within the caps (a variant that does not state its resolution passes the resolution cap).
+    package func admits(_ variant: VariantDescription) -> Bool {
+        if let peak = maximumPeakBitRate, Double(variant.peakBitRate) > peak { return false }
+        if let limit = maximumResolution, let width = variant.width, let height = variant.height,
+            width > limit.width || height > limit.height
+        {
+            return false
+        }
+        return true
+    }
+}
+
+/// What a ``VariantPolicy`` sees when the next segment is about to be fetched.
+package struct VariantSituation: Sendable {
+    /// Every variant, in playlist order (I-frame-only ones left out).
+    package var variants: [VariantDescription]
+    /// The index in ``variants`` of the variant playing.
+    package var current: Int
+    /// Indices of variants that may be chosen: within the caps and not failed (never empty: when none is within the
+    /// caps, the lowest that did not fail).
+    package var eligible: [Int]
+    /// The bandwidth estimate in bits per second; nil until enough was measured (the first segment does not decide
+    /// alone).
+    package var estimatedBitRate: Double?
+    /// Seconds of media the source has read ahead of the playhead (the playhead the engine last published, or the
+    /// start of reading before playback published one); nil when unknown.
+    package var forwardBuffer: Double?
+    /// The media sequence number and duration of the segment about to be fetched (in the variant playing).
+    package var mediaSequence: Int
+    package var segmentDuration: Double
+    /// The caps in force.
+    package var caps: VariantCaps
+
+    package init(
+        variants: [VariantDescription], current: Int, eligible: [Int], estimatedBitRate: Double?,
+        forwardBuffer: Double?, mediaSequence: Int, segmentDuration: Double, caps: VariantCaps
+    ) {
+        self.variants = variants
+        self.current = current
+        self.eligible = eligible
+        self.estimatedBitRate = estimatedBitRate
+        self.forwardBuffer = forwardBuffer
+        self.mediaSequence = mediaSequence
+        self.segmentDuration = segmentDuration
+        self.caps = caps
+    }
+}
+
+/// Why a variant was chosen.
+package enum VariantSwitchReason: String, Sendable, Equatable {
+    /// The variant playback starts on.
+    case start
+    /// The estimate sustains a higher variant with margin, and the buffer is healthy.
+    case bandwidthUp
+    /// The estimate no longer sustains the variant playing.
+    case bandwidthDown
+    /// The forward buffer is running dry.
+    case bufferLow
+    /// The variant playing is outside the caps now.
+    case caps
+    /// The variant playing (or the one asked for) could not be loaded.
+    case fallback
+    /// An app's policy chose it.
+    case policy
+    /// No change (a policy's answer that keeps the variant; never recorded).
+    case hold
+}
+
+/// A policy's answer: the variant (an index into ``VariantSituation/variants``, one of the eligible) and why.
+package struct VariantChoice: Sendable, Equatable {
+    package var index: Int
+    package var reason: VariantSwitchReason
+
+    package init(index: Int, reason: VariantSwitchReason) {
+        self.index = index
+        self.reason = reason
+    }
+}
+
+/// Chooses the variant of a streamed presentation the next segment comes from (beyond Apple: an app can replace
+/// the default, see ``VariantControl/policy``). Called on the source's reading thread before each segment's download
+/// starts; it must be quick and must not block. Returning the current index (or an ineligible one) keeps the variant.
+package protocol VariantPolicy: Sendable {
+    func chooseVariant(in situation: VariantSituation) -> VariantChoice
+}
+
+/// One decision that changed the variant, with what it was made on.
+package struct VariantDecision: Sendable, Equatable {
+    package var date: Date
+    /// The media sequence number of the first segment fetched from the new variant.
+    package var mediaSequence: Int
+    /// The container time (microseconds) where that segment starts: from there on the new variant plays.
+    package var startMicroseconds: Int64
+    /// The variant left (nil at the start) and the one chosen.
+    package var from: VariantDescription?
+    package var to: VariantDescription
+    package var reason: VariantSwitchReason
+    /// What the choice was made on.
+    package var estimatedBitRate: Double?
+    package var forwardBuffer: Double?
+    package var caps: VariantCaps
+
+    package init(
+        date: Date, mediaSequence: Int, startMicroseconds: Int64, from: VariantDescription?, to: VariantDescription,
+        reason: VariantSwitchReason, estimatedBitRate: Double?, forwardBuffer: Double?, caps: VariantCaps
+    ) {
+        self.date = date
+        self.mediaSequence = mediaSequence
+        self.startMicroseconds = startMicroseconds
+        self.from = from
+        self.to = to
+        self.reason = reason
+        self.estimatedBitRate = estimatedBitRate
+        self.forwardBuffer = forwardBuffer
+        self.caps = caps
+    }
+}
+
+/// A stretch of the presentation timeline played from one variant: from ``startMicroseconds`` (container time) to the
+/// next period's start.
+package struct VariantPeriod: Sendable, Equatable {
+    package var startMicroseconds: Int64
+    package var variant: VariantDescription
+    /// The decision that chose the variant (for a period begun by a seek, the latest that chose it).
+    package var decision: VariantDecision
+
+    package init(startMicroseconds: Int64, variant: VariantDescription, decision: VariantDecision) {
+        self.startMicroseconds = startMicroseconds
+        self.variant = variant
+        self.decision = decision
+    }
+}
+
+/// Where a streamed source and its owners meet while it plays: the app's caps and policy (read by the source at each
+/// segment boundary, so a change applies to the next segment), the playhead the engine publishes, and the log of the
+/// source's variant decisions.
+///
+/// Thread-safe (one lock): the public layer writes caps and policy, the engine thread the playhead, the source's
+/// reading thread the decisions.
+package final class VariantControl: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var _caps: VariantCaps
+    private var _policy: (any VariantPolicy)?
+    private var _playheadMicroseconds: Int64?
+    private var _decisions: [VariantDecision] = []
+    /// The variant periods of the timeline read, in start order.
+    private var _periods: [VariantPeriod] = []
+    /// At most this many decisions are kept (the oldest go first).
+    static let capacity = 1024
+
+    package init(caps: VariantCaps = VariantCaps()) {
+        _caps = caps
+    }
+
+    /// The caps in force; a change applies to the next segment fetched.
+    package var caps: VariantCaps {
+        get { lock.withLock { _caps } }
+        set { lock.withLock { _caps = newValue } }
+    }
+
+    /// An app's policy; nil: the source's default.
+    package var policy: (any VariantPolicy)? {
+        get { lock.withLock { _policy } }
+        set { lock.withLock { _policy = newValue } }
+    }
+
+    /// The playhead in container time (microseconds), as the engine last published it (nil before playback): the
+    /// source measures its forward buffer from it (the engine's own measure lags a source reading segments in a
+    /// burst).
+    package var playheadMicroseconds: Int64? {
+        get { lock.withLock { _playheadMicroseconds } }
+        set { lock.withLock { _playheadMicroseconds = newValue } }
+    }
+
+    /// Records a decision; its variant plays from its start.
+    package func record(_ decision: VariantDecision) {
+        lock.withLock {
+            _decisions.append(decision)
+            if _decisions.count > Self.capacity { _decisions.removeFirst(_decisions.count - Self.capacity) }
+            _periods.removeAll { $0.startMicroseconds > decision.startMicroseconds }
+            _periods.append(
+                VariantPeriod(startMicroseconds: decision.startMicroseconds, variant: decision.to, decision: decision))
+            if _periods.count > Self.capacity { _periods.removeFirst(_periods.count - Self.capacity) }
+        }
+    }
+
+    /// The source restarted reading at `microseconds` (a seek) with `variant`: the periods after it are gone (a switch
+    /// decided ahead of the seek never happened), and `variant` plays from there.
+    package func restartTimeline(atMicroseconds microseconds: Int64, variant: VariantDescription) {
+        lock.withLock {
+            _periods.removeAll { $0.startMicroseconds > microseconds }
+            guard _periods.last?.variant != variant,
+                let decision = _decisions.last(where: { $0.to == variant }) ?? _decisions.last
+            else { return }
+            _periods.append(VariantPeriod(startMicroseconds: microseconds, variant: variant, decision: decision))
+        }
+    }
+
+    /// The period holding container time `microseconds`: the variant playing there.
+    package func period(atMicroseconds microseconds: Int64) -> VariantPeriod? {
+        lock.withLock { _periods.last { $0.startMicroseconds <= microseconds } }
+    }
+
+    /// The decisions so far, oldest first.
+    package var decisions: [VariantDecision] { lock.withLock { _decisions } }
+
+}

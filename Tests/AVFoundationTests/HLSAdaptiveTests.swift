@@ -1,0 +1,211 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// Plays the variant each media sequence number is planned on (an app's policy).
+private struct PlannedVariants: OAVFVariantPolicy {
+    let plan: [Int: Int]
+    func chooseVariant(in situation: OAVFVariantSituation) -> Int {
+        plan[situation.mediaSequence] ?? situation.currentVariant
+    }
+}
+
+/// Adaptive bitrate through the public API, on the generated ladder (`HLSFixture.ts`: 360p 580.8 kb/s, 540p
+/// 1020.8 kb/s, 720p 1790.8 kb/s, six 2 s segments each, audio in separate English / French renditions) served
+/// from a loopback server. Which variant each segment came from is read from the server's request log; nothing
+/// asserts a duration.
+final class HLSAdaptiveTests: XCTestCase {
+    private var server: HTTPTestServer!
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    private var masterURL: URL { server.url(HLSFixture.ts.rawValue) }
+
+    /// The variants ("360p") each video segment was requested from, by segment number, among `records` (all by
+    /// default).
+    private func videoSegments(in records: [HTTPTestRequestRecord]? = nil) -> [Int: [String]] {
+        var fetched: [Int: [String]] = [:]
+        for path in (records ?? server.requestLog).map(\.path) where path.hasSuffix(".ts") {
+            let parts = (path as NSString).lastPathComponent.dropLast(3).split(separator: "_")
+            guard parts.count == 2, parts[0].hasSuffix("p"), let number = Int(parts[1]) else { continue }
+            fetched[number, default: []].append(String(parts[0]))
+        }
+        return fetched
+    }
+
+    /// An app's policy switches at every segment: the pictures go on frame after frame, the sound has no gap or
+    /// click, each segment comes once from its planned variant, `presentationSize` follows the variant playing, and
+    /// the decisions say why.
+    func test_switchAtEverySegment_everyFrameOnce_audioContinuous_sizeFollows() throws {
+        let plan = [1: 2, 2: 1, 3: 0, 4: 2, 5: 1]
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: masterURL)
+        item.oavfVariantPolicy = PlannedVariants(plan: plan)
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count > 0 || item.status == .failed }
+        let run = (v: v, item: item)
+        XCTAssertNil(run.item.error)
+        let indices = run.v.frames.indices.compactMap { $0 }
+        XCTAssertEqual(indices, Array(0..<HLSFixture.ts.facts.video.frameCount))
+        XCTAssertEqual(run.v.frames.indices.count, indices.count, "every picture carries its index")
+
+        let left = ToneAnalyzer.deinterleave(run.v.audio.samples, channelCount: 2)[0]
+        XCTAssertGreaterThanOrEqual(left.count, 11 * 48_000)
+        // From 0.1 s to 11.5 s (the encoder's start and tail aside): the 440 Hz tone without a gap or a click.
+        let middle = Array(left[4_800..<(48_000 * 23 / 2)])
+        XCTAssertEqual(ToneAnalyzer.dominantFrequency(of: middle, sampleRate: 48_000) ?? 0, 440, accuracy: 2)
+        XCTAssertEqual(ToneAnalyzer.discontinuities(in: middle, sampleRate: 48_000, frequency: 440), [])
+
+        let names = ["360p", "540p", "720p"]
+        var expected: [Int: [String]] = [0: ["360p"]]
+        for (segment, variant) in plan { expected[segment] = [names[variant]] }
+        XCTAssertEqual(videoSegments(), expected)
+        let decisions = run.item.oavfVariantDecisions
+        XCTAssertEqual(decisions.map(\.reason), [.start, .policy, .policy, .policy, .policy, .policy])
+        XCTAssertEqual(decisions.map(\.mediaSequence), [0, 1, 2, 3, 4, 5])
+        XCTAssertEqual(decisions.map(\.toPeakBitRate), [580_800, 1_790_800, 1_020_800, 580_800, 1_790_800, 1_020_800])
+        for (decision, seconds) in zip(decisions, [0.0, 2, 4, 6, 8, 10]) {
+            XCTAssertEqual(decision.itemTime.seconds, seconds, accuracy: 0.05)
+        }
+        XCTAssertEqual(run.item.presentationSize, CGSize(width: 960, height: 540))
+        let indicated = run.item.accessLog()?.events.map(\.indicatedBitrate) ?? []
+        XCTAssertEqual(indicated.first, 580_800, "\(indicated)")
+        XCTAssertGreaterThanOrEqual(indicated.count, 2, "a period per variant played: \(indicated)")
+    }
+}
+
+/// Adaptive bitrate in real time against a throttled server (SDL's disk driver writing to /dev/null as the audio
+/// device): the server's bandwidth limit is the network.
+final class HLSAdaptiveRealTimeTests: XCTestCase {
+    private var server: HTTPTestServer!
+
+    override func setUpWithError() throws {
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", "/dev/null", 1)
+        server = try HTTPTestServer(root: try Fixtures.directory())
+    }
+
+    override func tearDown() {
+        server.stop()
+        unsetenv("SDL_AUDIODRIVER")
+        unsetenv("SDL_DISKAUDIOFILE")
+    }
+
+    /// 1.2 × the lowest rung's `BANDWIDTH`, in bytes per second.
+    private static let throttled = 580_800 * 12 / 10 / 8
+
+    private func videoSegments() -> [Int: [String]] {
+        var fetched: [Int: [String]] = [:]
+        for path in server.requestLog.map(\.path) where path.hasSuffix(".ts") {
+            let parts = (path as NSString).lastPathComponent.dropLast(3).split(separator: "_")
+            guard parts.count == 2, parts[0].hasSuffix("p"), let number = Int(parts[1]) else { continue }
+            fetched[number, default: []].append(String(parts[0]))
+        }
+        return fetched
+    }
+
+    /// Plays `item` (by default the ladder) in real time to its end; `tick` runs on the main thread while it plays.
+    private func playRealTime(
+        _ item: AVPlayerItem? = nil, tick: (() -> Void)? = nil
+    ) -> (item: AVPlayerItem, stalls: NotificationLog, ends: NotificationLog, player: AVPlayer) {
+        let player = AVPlayer()
+        let item = item ?? AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
+        let stalls = NotificationLog(AVPlayerItem.playbackStalledNotification, object: item)
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        let stalledAt = LockedBox<[Double]>([])
+        let token = NotificationCenter.default.addObserver(
+            forName: AVPlayerItem.playbackStalledNotification, object: item, queue: nil
+        ) { _ in stalledAt.withLock { $0.append(item.currentTime().seconds) } }
+        defer {
+            NotificationCenter.default.removeObserver(token)
+            if !stalledAt.withLock({ $0 }).isEmpty { print("stalled at item times \(stalledAt.withLock { $0 })") }
+        }
+        player.replaceCurrentItem(with: item)
+        player.play()
+        waitUntil("end", timeout: 90) {
+            tick?()
+            return ends.count > 0 || item.status == .failed
+        }
+        return (item, stalls, ends, player)
+    }
+
+    /// Throttled to 1.2 × the lowest rung: every segment from the lowest rung, no stall.
+    func test_throttledToJustAboveTheLowestRung_playsItWithoutStalling() throws {
+        server.bandwidthLimit = Self.throttled
+        let run = playRealTime()
+        XCTAssertNil(run.item.error)
+        XCTAssertEqual(run.ends.count, 1)
+        XCTAssertEqual(run.stalls.count, 0)
+        let fetched = videoSegments()
+        XCTAssertEqual(fetched.keys.sorted(), Array(0..<6))
+        XCTAssertTrue(fetched.values.allSatisfy { $0 == ["360p"] }, "\(fetched)")
+        XCTAssertEqual(run.item.oavfVariantDecisions.map(\.reason), [.start])
+        XCTAssertEqual(run.item.accessLog()?.events.first?.indicatedBitrate, 580_800)
+        withExtendedLifetime(run.player) {}
+    }
+
+    /// Throttled while the first two segments are requested, then lifted: the top rung is reached within three
+    /// segments, without a stall, and the item's size and access log follow.
+    func test_throttleLifted_reachesTheTopRungWithinThreeSegments() throws {
+        server.bandwidthLimit = Self.throttled
+        var liftedAfter: Int?
+        let run = playRealTime(tick: { [self] in
+            guard liftedAfter == nil, let last = videoSegments().keys.max(), last >= 1 else { return }
+            liftedAfter = last
+            server.bandwidthLimit = nil
+        })
+        XCTAssertNil(run.item.error)
+        XCTAssertEqual(run.stalls.count, 0)
+        let lifted = try XCTUnwrap(liftedAfter)
+        let fetched = videoSegments()
+        for segment in 0...lifted { XCTAssertEqual(fetched[segment], ["360p"], "\(fetched)") }
+        let top = try XCTUnwrap(fetched.keys.sorted().first { fetched[$0]?.last == "720p" }, "\(fetched)")
+        XCTAssertLessThanOrEqual(top - lifted, 3, "lifted after segment \(lifted): \(fetched)")
+        let decisions = run.item.oavfVariantDecisions
+        XCTAssertEqual(decisions.last?.toPeakBitRate, 1_790_800)
+        XCTAssertTrue(decisions.dropFirst().allSatisfy { $0.reason == .bandwidthUp }, "\(decisions.map(\.reason))")
+        XCTAssertGreaterThan(decisions.last?.estimatedBitRate ?? 0, 1_790_800 / 0.7)
+        XCTAssertEqual(run.item.presentationSize, CGSize(width: 1280, height: 720))
+        let events = run.item.accessLog()?.events ?? []
+        XCTAssertEqual(events.first?.indicatedBitrate, 580_800)
+        XCTAssertEqual(events.last?.indicatedBitrate, 1_790_800)
+        XCTAssertGreaterThan(events.last?.switchBitrate ?? 0, 0)
+        withExtendedLifetime(run.player) {}
+    }
+
+    /// A cap lowered while the top rung plays: every segment requested from then on is within it.
+    func test_capLoweredWhilePlaying_nextSegmentsAreWithinIt() throws {
+        let item = AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
+        item.preferredForwardBufferDuration = 4
+        // When the cap is set: the requests so far, and the 720p segment whose request that decision made (it may
+        // reach the server just after).
+        var capped: (requests: Int, segment: Int)?
+        let run = playRealTime(item) { [self] in
+            guard capped == nil, let top = item.oavfVariantDecisions.last, top.toPeakBitRate == 1_790_800 else {
+                return
+            }
+            capped = (server.requestLog.count, top.mediaSequence)
+            item.preferredPeakBitRate = 1_100_000
+        }
+        XCTAssertNil(run.item.error)
+        let cap = try XCTUnwrap(capped, "never reached the top rung: \(videoSegments())")
+        let after = server.requestLog.dropFirst(cap.requests).map(\.path).filter { $0.hasSuffix(".ts") }
+            .filter { $0.contains("p_") && !$0.hasSuffix(String(format: "720p_%03d.ts", cap.segment)) }
+        XCTAssertFalse(after.isEmpty)
+        XCTAssertFalse(after.contains { $0.contains("720p") }, "\(after)")
+        XCTAssertEqual(run.item.oavfVariantDecisions.last?.reason, .caps)
+        XCTAssertEqual(run.item.oavfVariantDecisions.last?.peakBitRateCap, 1_100_000)
+        XCTAssertEqual(run.item.presentationSize, CGSize(width: 960, height: 540))
+        withExtendedLifetime(run.player) {}
+    }
+}

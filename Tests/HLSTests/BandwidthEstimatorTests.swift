@@ -1,0 +1,175 @@
+import Foundation
+import PlaybackEngine
+import XCTest
+
+@testable import HLS
+
+/// The bandwidth estimate (two moving averages, the lower wins), the meter that samples transfers, and the default
+/// variant policy, on synthetic numbers.
+final class BandwidthEstimatorTests: XCTestCase {
+    func test_noEstimate_untilTwoSamples() {
+        var estimator = BandwidthEstimator()
+        XCTAssertNil(estimator.estimate)
+        estimator.add(bitsPerSecond: 8_000_000, mediaSeconds: 2)
+        XCTAssertNil(estimator.estimate, "the first segment does not decide alone")
+        estimator.add(bitsPerSecond: 8_000_000, mediaSeconds: 2)
+        XCTAssertEqual(estimator.estimate ?? 0, 8_000_000, accuracy: 1)
+        XCTAssertEqual(estimator.sampleCount, 2)
+    }
+
+    func test_ignoresSamplesWithoutRateOrMedia() {
+        var estimator = BandwidthEstimator()
+        estimator.add(bitsPerSecond: 0, mediaSeconds: 2)
+        estimator.add(bitsPerSecond: 1_000_000, mediaSeconds: 0)
+        estimator.add(bitsPerSecond: .infinity, mediaSeconds: 2)
+        estimator.add(bitsPerSecond: -5, mediaSeconds: 2)
+        XCTAssertEqual(estimator.sampleCount, 0)
+    }
+
+    /// A drop is followed within a segment or two (the fast average), a burst is not chased (the slow one).
+    func test_dropIsFollowedFast_burstIsDamped() {
+        var estimator = BandwidthEstimator()
+        for _ in 0..<10 { estimator.add(bitsPerSecond: 4_000_000, mediaSeconds: 2) }
+        estimator.add(bitsPerSecond: 1_000_000, mediaSeconds: 2)
+        let afterDrop = estimator.estimate ?? 0
+        // One 2 s segment is the fast average's half-life: half-way down, whatever the slow one says.
+        XCTAssertEqual(afterDrop, 2_500_000, accuracy: 1_000)
+        estimator.add(bitsPerSecond: 1_000_000, mediaSeconds: 2)
+        XCTAssertEqual(estimator.estimate ?? 0, 1_750_000, accuracy: 1_000)
+
+        var steady = BandwidthEstimator()
+        for _ in 0..<10 { steady.add(bitsPerSecond: 1_000_000, mediaSeconds: 2) }
+        steady.add(bitsPerSecond: 9_000_000, mediaSeconds: 2)
+        // The fast average is half-way (5 Mb/s); the slow one (5 s half-life) gives the new sample a quarter of the
+        // weight (1 - 0.5^(2/5), over the 22 s seen so far): 3.03 Mb/s.
+        let slowShare = (1 - pow(0.5, 2.0 / 5.0)) / (1 - pow(0.5, 22.0 / 5.0))
+        XCTAssertEqual(steady.estimate ?? 0, 1_000_000 + 8_000_000 * slowShare, accuracy: 1)
+        XCTAssertLessThan(steady.estimate ?? .infinity, 3_100_000)
+    }
+
+    /// Transfers side by side share the link: the sample is their bytes over the time any was under way.
+    func test_meterSample_isBytesOverTheUnionOfTransfers() throws {
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        func transfer(_ start: Double, _ duration: Double, _ bytes: Int64, variant: Bool) -> NetworkLog.Transfer {
+            NetworkLog.Transfer(
+                kind: .media, uri: "x", serverAddress: nil, bytes: bytes, duration: duration,
+                start: t0.addingTimeInterval(start), mediaDuration: 2, indicatedBitrate: variant ? 1e6 : nil)
+        }
+        // Video 0–1 s and audio 0.5–1.5 s overlap; another video 3–4 s: busy 2.5 s.
+        let sample = try XCTUnwrap(
+            BandwidthMeter.sample(of: [
+                transfer(0, 1, 100_000, variant: true), transfer(0.5, 1, 50_000, variant: false),
+                transfer(3, 1, 100_000, variant: true),
+            ]))
+        XCTAssertEqual(sample.bitsPerSecond, 250_000 * 8 / 2.5, accuracy: 1)
+        XCTAssertEqual(sample.mediaSeconds, 4, "the variant's two segments")
+        XCTAssertNil(BandwidthMeter.sample(of: []))
+
+        let log = NetworkLog()
+        let meter = BandwidthMeter(log: log)
+        XCTAssertNil(meter.estimate())
+        log.record(transfer(0, 1, 250_000, variant: true))
+        XCTAssertNil(meter.estimate())
+        log.record(transfer(2, 1, 250_000, variant: true))
+        XCTAssertEqual(meter.estimate() ?? 0, 2_000_000, accuracy: 1)
+        XCTAssertEqual(meter.estimator.sampleCount, 2, "each transfer sampled once")
+        // A rendition's segment waits for the next variant segment, and is sampled with it.
+        log.record(transfer(4, 1, 250_000, variant: false))
+        _ = meter.estimate()
+        XCTAssertEqual(meter.estimator.sampleCount, 2)
+        log.record(transfer(4, 1, 250_000, variant: true))
+        _ = meter.estimate()
+        XCTAssertEqual(meter.estimator.sampleCount, 3)
+    }
+
+    /// A throttle lifted: the segment slowed by it and the fast one after it, finished between two looks, are two
+    /// samples, and the fast one alone carries the estimate past the top rung of the ladder with margin.
+    func test_meter_oneFastSegmentAfterAThrottle_isEnoughForTheTopRung() {
+        let t0 = Date(timeIntervalSinceReferenceDate: 1000)
+        let log = NetworkLog()
+        let meter = BandwidthMeter(log: log)
+        func video(_ start: Double, _ duration: Double, _ bytes: Int64) {
+            log.record(
+                NetworkLog.Transfer(
+                    kind: .media, uri: "v", serverAddress: nil, bytes: bytes, duration: duration,
+                    start: t0.addingTimeInterval(start), mediaDuration: 2, indicatedBitrate: 580_800))
+        }
+        // Four 2 s segments of 150 kB at 697 kb/s (1.2 × the lowest rung), 1.72 s each.
+        for k in 0..<4 { video(Double(k) * 2, 1.72, 150_000) }
+        XCTAssertEqual(meter.estimate() ?? 0, 697_674, accuracy: 1_000)
+        // The last throttled one, and a 400 kB one in 20 ms once the throttle is gone (160 Mb/s).
+        video(8, 1.72, 150_000)
+        video(9.8, 0.02, 400_000)
+        let estimate = meter.estimate() ?? 0
+        XCTAssertGreaterThan(estimate * DefaultVariantPolicy.bandwidthFraction, 1_790_800)
+    }
+}
+
+/// The default policy's rules, one situation each.
+final class DefaultVariantPolicyTests: XCTestCase {
+    /// The ladder of `HLSFixture.ts`.
+    private let ladder = [580_800, 1_020_800, 1_790_800].enumerated().map { i, rate in
+        VariantDescription(
+            uri: "v\(i)", peakBitRate: rate, width: [640, 960, 1280][i], height: [360, 540, 720][i], hasVideo: true,
+            hasAudio: true)
+    }
+
+    private func choose(
+        current: Int, estimate: Double?, buffer: Double?, eligible: [Int] = [0, 1, 2]
+    ) -> VariantChoice {
+        DefaultVariantPolicy().chooseVariant(
+            in: VariantSituation(
+                variants: ladder, current: current, eligible: eligible, estimatedBitRate: estimate,
+                forwardBuffer: buffer, mediaSequence: 3, segmentDuration: 2, caps: VariantCaps()))
+    }
+
+    func test_withoutEstimate_keeps() {
+        XCTAssertEqual(choose(current: 0, estimate: nil, buffer: 8), VariantChoice(index: 0, reason: .hold))
+    }
+
+    func test_upOnlyWithMarginAndAHealthyBuffer() {
+        // 0.7 × 2.6 Mb/s = 1.82 Mb/s covers the top (1.79).
+        XCTAssertEqual(
+            choose(current: 0, estimate: 2_600_000, buffer: 4), VariantChoice(index: 2, reason: .bandwidthUp))
+        // 0.7 × 2.4 = 1.68: the middle only.
+        XCTAssertEqual(
+            choose(current: 0, estimate: 2_400_000, buffer: 4), VariantChoice(index: 1, reason: .bandwidthUp))
+        // The buffer holds less than a segment: stay.
+        XCTAssertEqual(choose(current: 0, estimate: 9_000_000, buffer: 1), VariantChoice(index: 0, reason: .hold))
+        // 1.2 × the lowest rung: 0.7 × 697 kb/s covers none; stay on the lowest.
+        XCTAssertEqual(choose(current: 0, estimate: 696_960, buffer: 6), VariantChoice(index: 0, reason: .hold))
+    }
+
+    func test_downWhenTheEstimateNoLongerCoversTheVariant() {
+        XCTAssertEqual(
+            choose(current: 2, estimate: 1_500_000, buffer: 8), VariantChoice(index: 1, reason: .bandwidthDown))
+        XCTAssertEqual(
+            choose(current: 2, estimate: 700_000, buffer: 8), VariantChoice(index: 0, reason: .bandwidthDown))
+    }
+
+    func test_oneRungDownBeforeTheBufferRunsDry() {
+        // 1.9 Mb/s covers the top but without margin, and 1 s (half a segment) is left.
+        XCTAssertEqual(choose(current: 2, estimate: 1_900_000, buffer: 1), VariantChoice(index: 1, reason: .bufferLow))
+        // With margin the buffer alone does not step down.
+        XCTAssertEqual(choose(current: 2, estimate: 9_000_000, buffer: 1), VariantChoice(index: 2, reason: .hold))
+    }
+
+    func test_aVariantOutsideTheCaps_leavesAtOnce() {
+        XCTAssertEqual(
+            choose(current: 2, estimate: 9_000_000, buffer: 8, eligible: [0, 1]), VariantChoice(index: 1, reason: .caps)
+        )
+        XCTAssertEqual(
+            choose(current: 2, estimate: nil, buffer: nil, eligible: [0, 1]), VariantChoice(index: 1, reason: .caps))
+        XCTAssertEqual(
+            choose(current: 2, estimate: 1_000_000, buffer: 8, eligible: [0, 1]), VariantChoice(index: 0, reason: .caps)
+        )
+    }
+
+    func test_caps_admitByPeakRateAndResolution() {
+        XCTAssertTrue(VariantCaps().admits(ladder[2]))
+        XCTAssertFalse(VariantCaps(maximumPeakBitRate: 1_000_000).admits(ladder[1]))
+        XCTAssertTrue(VariantCaps(maximumPeakBitRate: 1_020_800).admits(ladder[1]))
+        XCTAssertFalse(VariantCaps(maximumResolution: .init(width: 1000, height: 500)).admits(ladder[1]))
+        XCTAssertTrue(VariantCaps(maximumResolution: .init(width: 960, height: 540)).admits(ladder[1]))
+    }
+}
