@@ -16,8 +16,23 @@ final class HLSInput {
     private let parser: HLSParser
     private let isInterrupted: () -> Bool
     private(set) var playlist: HLSMediaPlaylist
-    private let feed: SegmentFeed
+    let feed: SegmentFeed
+    /// The demuxer opened first: its streams, time bases and codec parameters describe the input's streams.
     private(set) var format: FormatContext!
+    /// The demuxer being read: ``format``, or one opened after a discontinuity or a seek (see
+    /// `HLSInput+Discontinuity.swift`), whose packets are renumbered and re-timed into ``format``'s streams.
+    var demuxer: FormatContext!
+    /// For each of ``demuxer``'s streams, the stream of ``format`` it continues (nil: dropped); empty while
+    /// ``demuxer`` is ``format``.
+    var demuxerStreams: [Int?] = []
+    /// The discontinuity sequence ``demuxer`` reads, and the microseconds added to its timestamps.
+    var demuxerSequence = 0
+    var demuxerOffset: Int64 = 0
+    /// The offset of every discontinuity sequence met so far (the one playback started in: 0): the container
+    /// timeline is the first one's, continued by the playlist's segment durations.
+    var sequenceOffsets: [Int: Int64] = [:]
+    /// How far the first demuxer's anchor (its first picture) lies after the start of the segment it was opened at.
+    var anchorLead: Int64 = 0
     /// Container time (microseconds) of the start of the playlist's first listed segment.
     private(set) var playlistStartMicroseconds: Int64 = 0
     /// Container time (microseconds) where the first segment read starts.
@@ -28,7 +43,7 @@ final class HLSInput {
     /// Whether the input has nothing more to give (its end, or all its streams discarded).
     private(set) var isExhausted = false
     /// The input's own stream indices that are read.
-    private var kept: Set<Int> = []
+    private(set) var kept: Set<Int> = []
     private var lastReload = Date()
     private var lastReloadChanged = true
     /// Called on the reading thread after a reload changed the playlist.
@@ -49,7 +64,7 @@ final class HLSInput {
     }
 
     /// The flag that interrupts the demuxer's I/O.
-    private var interrupt = InterruptFlag()
+    private(set) var interrupt = InterruptFlag()
 
     /// Opens the demuxer on the feed and probes it (reads the first segment's start).
     func open(interrupt: InterruptFlag) throws(FFmpegError) {
@@ -58,9 +73,13 @@ final class HLSInput {
         let opened = try FormatContext(
             reader: feed, name: playlistURL.absoluteString, options: Self.probeOptions, interrupt: interrupt)
         format = opened
+        demuxer = opened
+        demuxerSequence = playlist.segments[Self.startIndex(of: playlist)].discontinuitySequence
+        sequenceOffsets = [demuxerSequence: 0]
         firstReadMicroseconds = opened.info.startTimeMicroseconds ?? 0
         let skipped = playlist.startOffset(ofSegment: Self.startIndex(of: playlist))
         playlistStartMicroseconds = firstReadMicroseconds - Int64((skipped * 1e6).rounded())
+        anchorLead = (Self.anchorMicroseconds(of: opened) ?? firstReadMicroseconds) - firstReadMicroseconds
         kept = Set(0..<opened.streamCount)
         lastReload = Date()
     }
@@ -113,7 +132,7 @@ final class HLSInput {
     /// not fetched.
     func setDiscard(keeping streams: Set<Int>) {
         kept = streams
-        format.setDiscard(keepingStreams: streams)
+        demuxer.setDiscard(keepingStreams: demuxerKeptStreams)
         if hasLookahead && !streams.contains(buffered.streamIndex) {
             buffered.unref()
             hasLookahead = false
@@ -127,17 +146,21 @@ final class HLSInput {
         while true {
             let result: ReadResult
             do {
-                result = try format.read(into: buffered)
+                result = try demuxer.read(into: buffered)
             } catch {
                 // The demuxer passes on only the code; the feed knows which request failed.
                 throw feedFailure ?? error
             }
             switch result {
             case .endOfFile:
+                if feed.isHeldAtDiscontinuity {
+                    try openDemuxer(at: feed.nextIndex, probing: true)
+                    continue
+                }
                 isExhausted = true
                 return
             case .packet:
-                guard kept.contains(buffered.streamIndex) else { continue }
+                guard rebase(buffered), kept.contains(buffered.streamIndex) else { continue }
                 hasLookahead = true
                 return
             }
@@ -164,19 +187,19 @@ final class HLSInput {
 
     /// Restarts the feed at the segment holding `microseconds` (container time). MPEG-TS continues on the same
     /// demuxer (it drops what it had half assembled when the position jumps); fragmented MP4 gets a new demuxer on
-    /// the init section and the segment, since the MP4 demuxer keeps reading the samples of the fragment it indexed.
+    /// the init section and the segment, since the MP4 demuxer keeps reading the samples of the fragment it indexed;
+    /// a segment of another discontinuity sequence gets a new, probing demuxer.
     func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
         let seconds = Double(microseconds - playlistStartMicroseconds) / 1e6
         let index =
             seconds <= 0 ? 0 : (playlist.segmentIndex(containing: seconds) ?? max(0, playlist.segments.count - 1))
         feed.restart(at: index)
-        if format.formatName.hasPrefix("mov") {
-            let reopened = try FormatContext(
-                reader: feed, name: playlistURL.absoluteString, interrupt: interrupt, probesStreams: false)
-            reopened.setDiscard(keepingStreams: kept)
-            format = reopened
+        if playlist.segments[index].discontinuitySequence != demuxerSequence {
+            try openDemuxer(at: index, probing: true)
+        } else if demuxer.formatName.hasPrefix("mov") {
+            try openDemuxer(at: index, probing: false)
         } else {
-            format.discardBufferedInput()
+            demuxer.discardBufferedInput()
         }
         buffered.unref()
         hasLookahead = false

@@ -286,7 +286,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package var isAtEndOfInput: Bool { inputs.allSatisfy { !$0.isActive || $0.isExhausted } }
 
-    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.feedFailure ?? $0.format.ioError }.first }
+    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.feedFailure ?? $0.demuxer.ioError }.first }
 
     package var bytesRead: Int64 { inputs.reduce(0) { $0 + $1.bytesDelivered } }
 
