@@ -28,7 +28,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     private let cancellation: Cancellation
     private let interruptFlag = InterruptFlag()
-    private let client: HLSHTTPClient
+    let client: HLSHTTPClient
     private let parser = HLSParser()
     /// Set by ``open()``; then owned by the reading thread. The variant first.
     private var inputs: [HLSInput] = []
@@ -39,6 +39,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) var variant: HLSVariant?
     /// The alternate audio renditions read beside it, in stream order.
     private(set) var audioRenditions: [HLSRendition] = []
+    /// The subtitle renditions offered beside it, as the last streams (see `HLSSource+Subtitles.swift`).
+    private(set) var subtitleRenditions: [HLSSubtitleRendition] = []
     /// Guards what callers on any thread read: the date mapping and the live window.
     private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
@@ -112,6 +114,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             }
             opened.append(input)
         }
+        subtitleRenditions = Self.subtitleRenditions(of: variant, in: multivariant, firstIndex: streams.count)
+        streams += subtitleRenditions.map(\.stream)
         inputs = opened
         let main = opened[0]
         main.indicatedBitrate = variant.map { Double($0.bandwidth) }
@@ -243,16 +247,19 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     package var seekableRange: CMTimeRange? { inputs.first?.window }
 
     package func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters {
+        if let subtitles = subtitleRendition(at: index) { return try subtitles.codecParameters() }
         guard let (input, local) = input(holding: index) else { throw FFmpegError.streamNotFound }
         return try input.format.codecParameters(stream: local, reportedIndex: index)
     }
 
     package func kind(ofStream index: Int) -> StreamKind {
+        if subtitleRendition(at: index) != nil { return .subtitle }
         guard let (input, local) = input(holding: index) else { return .unknown }
         return input.format.kind(ofStream: local)
     }
 
     package func timeBase(ofStream index: Int) -> Rational? {
+        if subtitleRendition(at: index) != nil { return HLSSubtitleRendition.timeBase }
         guard let (input, local) = input(holding: index) else { return nil }
         return input.format.timeBase(ofStream: local)
     }

@@ -74,6 +74,11 @@ package protocol MediaSource: AnyObject, Sendable {
     /// Another, unopened source for the same media with the same options (reverse play reads its own). Any thread.
     func makeIndependentSource() -> any MediaSource
 
+    /// An unopened source that reads subtitle stream `index` (container index) ahead of playback for a
+    /// ``SubtitleTrackReader``, with the same stream list; nil when that would read the whole input a second time
+    /// over the network. Any thread.
+    func makeSubtitleSource(stream index: Int) -> (any MediaSource)?
+
     /// How container times map to dates (HLS program date time), as last known; nil for media without dates (files).
     /// Any thread.
     var dateMapping: DateMapping? { get }
@@ -92,6 +97,11 @@ package protocol MediaSource: AnyObject, Sendable {
 }
 
 extension MediaSource {
+    /// Local media is read through a second time; network media is not.
+    package func makeSubtitleSource(stream index: Int) -> (any MediaSource)? {
+        isLocal ? makeIndependentSource() : nil
+    }
+
     /// Files carry no date mapping.
     package var dateMapping: DateMapping? { nil }
 
