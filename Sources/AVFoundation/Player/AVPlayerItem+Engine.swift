@@ -153,6 +153,7 @@ extension AVPlayerItem {
                 descriptor.sourceOptions.maximumResolution = SourceOptions.PixelSize(
                     width: Int(resolution.width), height: Int(resolution.height))
             }
+            descriptor.sourceOptions.liveStartOffset = item.liveStartOffsetOption
         }
         descriptor.sourceFactory = .avFoundation
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming
@@ -221,6 +222,7 @@ extension AVPlayerItem {
         }
         // The selection is what plays before anyone sees the item ready.
         applyMediaSelectionCriteria(becomingReady: true)
+        if let session { liveItemBecameReady(session) }
         set(\.status) { s in
             s.readyDate = now
             s.status = .readyToPlay

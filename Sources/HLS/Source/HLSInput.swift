@@ -48,11 +48,17 @@ final class HLSInput {
     private var lastReloadChanged = true
     /// Called on the reading thread after a reload changed the playlist.
     var onPlaylistChange: (() -> Void)?
+    /// What other threads ask of the wait for a reload (give the thread back; reload nothing for now).
+    var readControl = HLSReadControl()
+
+    /// Seconds before the live edge playback starts at (nil: ``startIndex(of:liveOffset:)``'s default).
+    let liveStartOffset: Double?
 
     init(
         playlist: HLSMediaPlaylist, streamOffset: Int, client: HLSHTTPClient, parser: HLSParser,
-        isInterrupted: @escaping () -> Bool
+        liveStartOffset: Double? = nil, isInterrupted: @escaping () -> Bool
     ) {
+        self.liveStartOffset = liveStartOffset
         playlistURL = playlist.url
         self.playlist = playlist
         self.streamOffset = streamOffset
@@ -60,7 +66,8 @@ final class HLSInput {
         self.parser = parser
         self.isInterrupted = isInterrupted
         feed = SegmentFeed(
-            client: client, playlist: playlist, startIndex: Self.startIndex(of: playlist), isInterrupted: isInterrupted)
+            client: client, playlist: playlist, startIndex: Self.startIndex(of: playlist, liveOffset: liveStartOffset),
+            isInterrupted: isInterrupted)
     }
 
     /// The flag that interrupts the demuxer's I/O.
@@ -74,10 +81,11 @@ final class HLSInput {
             reader: feed, name: playlistURL.absoluteString, options: Self.probeOptions, interrupt: interrupt)
         format = opened
         demuxer = opened
-        demuxerSequence = playlist.segments[Self.startIndex(of: playlist)].discontinuitySequence
+        let startIndex = Self.startIndex(of: playlist, liveOffset: liveStartOffset)
+        demuxerSequence = playlist.segments[startIndex].discontinuitySequence
         sequenceOffsets = [demuxerSequence: 0]
         firstReadMicroseconds = opened.info.startTimeMicroseconds ?? 0
-        let skipped = playlist.startOffset(ofSegment: Self.startIndex(of: playlist))
+        let skipped = playlist.startOffset(ofSegment: startIndex)
         playlistStartMicroseconds = firstReadMicroseconds - Int64((skipped * 1e6).rounded())
         anchorLead = (Self.anchorMicroseconds(of: opened) ?? firstReadMicroseconds) - firstReadMicroseconds
         kept = Set(0..<opened.streamCount)
@@ -88,10 +96,15 @@ final class HLSInput {
     /// two or three segments fetched before the first picture; the first segment's start describes its streams).
     static let probeOptions = ["analyzeduration": "1000000"]
 
-    /// Where playback of `playlist` starts: `EXT-X-START` when given, else the first segment (VOD) or three target
-    /// durations from the live edge (RFC 8216 §6.3.3).
-    static func startIndex(of playlist: HLSMediaPlaylist) -> Int {
+    /// Where playback of `playlist` starts: for live, the segment holding the time `liveOffset` seconds before the
+    /// edge when given (`configuredTimeOffsetFromLive`); else `EXT-X-START` when given, else the first segment (VOD)
+    /// or three target durations from the live edge (RFC 8216 §6.3.3).
+    static func startIndex(of playlist: HLSMediaPlaylist, liveOffset: Double? = nil) -> Int {
         let segments = playlist.segments
+        if playlist.isLive, let liveOffset, liveOffset.isFinite {
+            let position = max(0, playlist.duration - max(0, liveOffset))
+            return playlist.segmentIndex(containing: position) ?? max(0, segments.count - 1)
+        }
         if let start = playlist.start {
             let offset = start.timeOffset >= 0 ? start.timeOffset : playlist.duration + start.timeOffset
             return playlist.segmentIndex(containing: max(0, min(offset, playlist.duration))) ?? 0
@@ -148,6 +161,11 @@ final class HLSInput {
             do {
                 result = try demuxer.read(into: buffered)
             } catch {
+                if error == FFmpegError.tryAgain {
+                    // The feed gave the thread back while waiting for a reload, between whole segments.
+                    demuxer.resumeAfterReaderYielded()
+                    throw error
+                }
                 // The demuxer passes on only the code; the feed knows which request failed.
                 throw feedFailure ?? error
             }
@@ -207,14 +225,16 @@ final class HLSInput {
     }
 
     /// Live: waits until the playlist's reload time and reloads it until it lists segments past the feed's, or ends.
+    /// While reloads are suspended it only waits; a wake request (a seek) ends the wait with `FFmpegError.tryAgain`.
     private func reloadForMore() throws(FFmpegError) -> Bool {
         guard playlist.isLive else { return false }
         while !isInterrupted() {
             let interval = lastReloadChanged ? playlist.targetDuration : playlist.targetDuration / 2
             let due = lastReload.addingTimeInterval(interval)
-            while Date() < due {
+            while Date() < due || readControl.reloadsSuspended {
                 if isInterrupted() { throw FFmpegError.exit }
-                Thread.sleep(forTimeInterval: min(0.05, max(0, due.timeIntervalSinceNow)))
+                if readControl.takeWake() { throw FFmpegError.tryAgain }
+                Thread.sleep(forTimeInterval: min(0.05, max(0.005, due.timeIntervalSinceNow)))
             }
             guard
                 case .media(let reloaded) = try HLSSource.load(

@@ -28,6 +28,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     private let cancellation: Cancellation
     private let interruptFlag = InterruptFlag()
+    /// Wake and suspension requests to the reading thread's reload waits.
+    let readControl = HLSReadControl()
     let client: HLSHTTPClient
     private let parser = HLSParser()
     /// Set by ``open()``; then owned by the reading thread. The variant first.
@@ -45,6 +47,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
     private var publishedLiveWindow: CMTimeRange?
+    private var publishedTargetDuration: Double?
 
     /// A source for the presentation at `url`.
     package init(url: URL, sourceOptions: SourceOptions = SourceOptions(), cancellation: Cancellation = Cancellation())
@@ -101,7 +104,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         for (position, playlist) in playlists.enumerated() {
             let input = HLSInput(
                 playlist: playlist, streamOffset: streams.count, client: client, parser: parser,
-                isInterrupted: isInterrupted)
+                liveStartOffset: sourceOptions.liveStartOffset, isInterrupted: isInterrupted)
+            input.readControl = readControl
             try input.open(interrupt: interruptFlag)
             for var stream in input.format.info.streams {
                 stream.index += input.streamOffset
@@ -224,6 +228,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         publishLock.withLock {
             publishedDateMapping = mapping
             publishedLiveWindow = window
+            publishedTargetDuration = playlist.targetDuration
         }
     }
 
@@ -241,6 +246,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     }
 
     package var isLive: Bool { inputs.first?.playlist.isLive ?? false }
+
+    package var liveTargetDuration: Double? {
+        publishLock.withLock { publishedLiveWindow == nil ? nil : publishedTargetDuration }
+    }
 
     package var isSeekable: Bool { !inputs.isEmpty }
 
@@ -301,6 +310,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     /// (`EXT-X-INDEPENDENT-SEGMENTS`, or closed GOPs as encoders write them for HLS).
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
         guard !inputs.isEmpty else { throw FFmpegError.exit }
+        readControl.clearWake()
         for input in inputs { try input.seek(toMicroseconds: microseconds) }
     }
 
@@ -316,6 +326,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     }
 
     package var isInterrupted: Bool { isInterruptedNow }
+
+    package func wakeBlockedRead() { readControl.requestWake() }
+
+    package func setLiveReloadsSuspended(_ suspended: Bool) { readControl.reloadsSuspended = suspended }
 
     package func makeIndependentSource() -> any MediaSource {
         HLSSource(url: url, sourceOptions: sourceOptions)

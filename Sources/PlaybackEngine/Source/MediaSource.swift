@@ -87,6 +87,20 @@ package protocol MediaSource: AnyObject, Sendable {
     /// reloaded); nil for media whose seekable range is fixed at open (``seekableRange``). Any thread.
     var liveWindow: CMTimeRange? { get }
 
+    /// Makes a read that waits for media to be published (a live playlist's reload) give up that wait and throw
+    /// `FFmpegError.tryAgain`, so that the demux thread can act on a request (a seek) at once; a read that is not
+    /// waiting is not disturbed beyond, at most, one such early return. Any thread.
+    func wakeBlockedRead()
+
+    /// Whether a live source may use the network only for what is already listed: while true its playlists are not
+    /// reloaded (a paused item that may not use the network, `canUseNetworkResourcesForLiveStreamingWhilePaused`).
+    /// Any thread.
+    func setLiveReloadsSuspended(_ suspended: Bool)
+
+    /// For live media, the playlist's target duration in seconds (HLS `EXT-X-TARGETDURATION`): the unit of its
+    /// reloads and of how far from the live edge playback starts; nil otherwise. Any thread.
+    var liveTargetDuration: Double? { get }
+
     /// The variants a streamed presentation offers (HLS), in playlist order; empty for a single rendition (files).
     /// After ``open()``.
     var variants: [VariantDescription] { get }
@@ -107,6 +121,15 @@ extension MediaSource {
 
     /// Files have a fixed seekable range.
     package var liveWindow: CMTimeRange? { nil }
+
+    /// Files are not live.
+    package var liveTargetDuration: Double? { nil }
+
+    /// libavformat's reads do not wait for publication.
+    package func wakeBlockedRead() {}
+
+    /// Files are not reloaded.
+    package func setLiveReloadsSuspended(_ suspended: Bool) {}
 
     /// Files are one rendition.
     package var variants: [VariantDescription] { [] }
