@@ -98,4 +98,73 @@ final class HLSLiveOffsetTests: XCTestCase {
         let expected = 120 + Int(((target - first.time.seconds) * 30).rounded(.down))
         XCTAssertEqual(v.frames.indices.last ?? nil, expected)
     }
+
+    /// Plays a looping live window (five segments listed) in real time (stalls are real-time events), from 2 s
+    /// before its edge, until it stalls there; then publishes three more segments (the loop's 0–2 after a
+    /// discontinuity) and returns once playback goes on.
+    private func stallAtTheEdgeAndRecover(
+        preserving: Bool
+    ) throws -> (
+        player: AVPlayer, frames: FrameRecorder, item: AVPlayerItem, offsetAtStall: Double, recommended: [CMTime]
+    ) {
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", "/dev/null", 1)
+        defer {
+            unsetenv("SDL_AUDIODRIVER")
+            unsetenv("SDL_DISKAUDIOFILE")
+        }
+        let looping = try HLSLiveWindow(contentsOf: Fixtures.url(.vod), window: .sliding(segments: 5), atEnd: .loop)
+        looping.serve(on: server, at: "/hls/live_loop.m3u8")
+        let recommended = LockedBox<[CMTime]>([])
+        let player = AVPlayer()
+        let frames = FrameRecorder()
+        player.engineCreatingIfNeeded().addVideoSink(frames)
+        let item = AVPlayerItem(url: server.url("hls/live_loop.m3u8"))
+        item.automaticallyPreservesTimeOffsetFromLive = preserving
+        item.configuredTimeOffsetFromLive = CMTime(seconds: 2, preferredTimescale: 1)
+        let token = NotificationCenter.default.addObserver(
+            forName: AVPlayerItem.recommendedTimeOffsetFromLiveDidChangeNotification, object: item, queue: nil
+        ) { _ in recommended.withLock { $0.append(item.recommendedTimeOffsetFromLive) } }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let stalls = NotificationLog(AVPlayerItem.playbackStalledNotification, object: item)
+        player.replaceCurrentItem(with: item)
+        player.play()
+        waitUntil("stall", timeout: 30) { stalls.count >= 1 }
+        waitUntil("waiting", timeout: 10) { player.timeControlStatus == .waitingToPlayAtSpecifiedRate }
+        let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
+        let offset = window.end.seconds - item.currentTime().seconds
+        looping.advance(segments: 3)
+        waitUntil("playing again", timeout: 30) { player.timeControlStatus == .playing }
+        return (player, frames, item, offset, recommended.withLock { $0 })
+    }
+
+    func test_aStall_raisesTheRecommendedOffset_andWithoutPreservingPlaybackGoesOnWhereItWas() throws {
+        let run = try stallAtTheEdgeAndRecover(preserving: false)
+        defer { run.player.replaceCurrentItem(with: nil) }
+        // Three target durations, then one more for the stall.
+        XCTAssertEqual(run.recommended.map(\.seconds), [6, 8])
+        XCTAssertLessThan(run.offsetAtStall, 1, "stalled at the edge")
+        // The next pictures are the loop's first (VOD frame 0 on), right after the last one shown before.
+        waitUntil("the loop's pictures", timeout: 30) { run.frames.indices.contains(10) }
+        let indices = run.frames.indices.compactMap { $0 }
+        let loopStart = try XCTUnwrap(indices.firstIndex { $0 < 20 })
+        XCTAssertGreaterThan(indices[max(0, loopStart - 1)], 280, "\(indices.suffix(40))")
+    }
+
+    func test_automaticallyPreservingTheOffset_seeksForwardAfterTheStall() throws {
+        let run = try stallAtTheEdgeAndRecover(preserving: true)
+        defer { run.player.replaceCurrentItem(with: nil) }
+        // Six more seconds listed: the playhead jumps to the same distance from the new edge, in the loop's
+        // third segment (VOD frames 120–179), its first two skipped.
+        waitUntil("seeked forward", timeout: 30) {
+            (run.frames.indices.last ?? nil).map { $0 >= 120 && $0 < 180 } ?? false
+        }
+        let window = try XCTUnwrap(run.item.seekableTimeRanges.first?.timeRangeValue)
+        // (The stall began at the edge: the offset kept is one target duration, so that something is listed there.)
+        XCTAssertEqual(
+            window.end.seconds - run.item.currentTime().seconds, max(run.offsetAtStall, 2), accuracy: 0.5)
+        let afterStall = run.frames.indices.compactMap { $0 }.drop { $0 >= 120 }
+        XCTAssertFalse(
+            afterStall.contains { $0 < 100 }, "the loop's first segments were skipped: \(afterStall.prefix(20))")
+    }
 }

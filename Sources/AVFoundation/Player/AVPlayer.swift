@@ -347,12 +347,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         // A stale "paused" from the engine must not override a rate the app set since.
         if status == .paused && read({ $0.rate }) != 0 && read({ !$0.items.isEmpty }) { return }
         if status != .paused && read({ $0.rate }) == 0 { return }
-        let (same, wasStalled) = read {
-            (
-                $0.timeControlStatus == status && $0.reasonForWaitingToPlay == reason,
-                $0.reasonForWaitingToPlay == .toMinimizeStalls
-            )
-        }
+        let same = read { $0.timeControlStatus == status && $0.reasonForWaitingToPlay == reason }
         if same { return }
         set([\.timeControlStatus, \.reasonForWaitingToPlay]) { s in
             s.timeControlStatus = status
@@ -360,7 +355,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         // The item's timebase moves at the rate only while playing.
         currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
-        if wasStalled && status == .playing { currentItem?.liveItemResumedAfterStall() }
+        if status == .playing { currentItem?.liveItemResumedAfterStall() }
     }
 
     // MARK: Audio

@@ -33,9 +33,11 @@ extension AVPlayerItem {
         updateRecommendedLiveOffset(min(raised, window.duration), session: session)
     }
 
-    /// A stalled live item plays again: with ``automaticallyPreservesTimeOffsetFromLive``, seek forward to the
-    /// offset from the edge it had when the stall began.
+    /// A live item plays (again): after a stall, with ``automaticallyPreservesTimeOffsetFromLive``, seek forward to
+    /// the offset from the edge it had when the stall began — at least one target duration, so that the seek does not
+    /// land where nothing is listed yet (a stall at the edge).
     func liveItemResumedAfterStall() {
+        guard read({ $0.liveOffsetAtStall != nil }) else { return }
         guard
             let offset = mutate({ s -> CMTime? in
                 defer { s.liveOffsetAtStall = nil }
@@ -43,7 +45,8 @@ extension AVPlayerItem {
             }),
             let session = read({ $0.session }), session.isLive, let window = session.seekableRange
         else { return }
-        let target = max(window.start, window.end - offset)
+        let margin = CMTime(seconds: session.liveTargetDuration ?? 0, preferredTimescale: 1000)
+        let target = max(window.start, window.end - max(offset, margin))
         guard target > currentTime() else { return }
         seek(to: target, toleranceBefore: .zero, toleranceAfter: .positiveInfinity, completionHandler: nil)
     }
