@@ -61,4 +61,30 @@ extension AVPlayerItem {
             NotificationCenter.default.post(name: Self.recommendedTimeOffsetFromLiveDidChangeNotification, object: self)
         }
     }
+
+    /// Tells the source whether it may reload its playlists: not while the player is paused, unless
+    /// ``canUseNetworkResourcesForLiveStreamingWhilePaused``.
+    func updateLiveNetworkUse() {
+        guard let session = read({ $0.session }) else { return }
+        let paused = player.map { $0.currentItem !== self || $0.rate == 0 } ?? true
+        session.setLiveReloadsSuspended(paused && !canUseNetworkResourcesForLiveStreamingWhilePaused)
+    }
+
+    /// A playing live item whose playhead the window left behind (while paused) goes to the window's start.
+    func catchUpWithLiveWindow() {
+        guard let session = read({ $0.session }), session.isLive,
+            let window = read({ $0.seekableTimeRanges }).first?.timeRangeValue, window.start > .zero
+        else { return }
+        let now = currentTime()
+        guard now.isNumeric, now < window.start else { return }
+        let started: Bool = mutate { s in
+            guard !s.liveCatchUpPending else { return false }
+            s.liveCatchUpPending = true
+            return true
+        }
+        guard started else { return }
+        seek(to: window.start, toleranceBefore: .zero, toleranceAfter: .positiveInfinity) { [weak self] _ in
+            self?.mutate { $0.liveCatchUpPending = false }
+        }
+    }
 }

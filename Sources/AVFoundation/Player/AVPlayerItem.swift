@@ -73,6 +73,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var recommendedTimeOffsetFromLive = CMTime.invalid
         var automaticallyPreservesTimeOffsetFromLive = false
         var liveOffsetAtStall: CMTime?
+        /// A seek to the live window's start is on its way (the playhead fell behind the window).
+        var liveCatchUpPending = false
         var startsOnFirstEligibleVariant = false
         var textStyleRules: [AVTextStyleRule]?
         var selection: AVMutableMediaSelection?
@@ -233,7 +235,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// Takes effect with live streaming (stored and observable until then).
+    /// Whether a paused live item keeps reloading its playlists (its `seekableTimeRanges` stay current). Default
+    /// false: while the item's player is paused no playlist is reloaded (what is listed may still be fetched into
+    /// the buffer), and a playhead the window left behind meanwhile resumes at the window's start.
     open var canUseNetworkResourcesForLiveStreamingWhilePaused: Bool {
         get {
             access(\.canUseNetworkResourcesForLiveStreamingWhilePaused) {
@@ -244,6 +248,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             set(\.canUseNetworkResourcesForLiveStreamingWhilePaused) {
                 $0.canUseNetworkResourcesForLiveStreamingWhilePaused = newValue
             }
+            updateLiveNetworkUse()
         }
     }
 

@@ -44,10 +44,9 @@ final class HLSInput {
     private(set) var isExhausted = false
     /// The input's own stream indices that are read.
     private(set) var kept: Set<Int> = []
-    private var lastReload = Date()
-    private var lastReloadChanged = true
-    /// Called on the reading thread after a reload changed the playlist.
-    var onPlaylistChange: (() -> Void)?
+    /// Reloads a live playlist (nil: VOD, or not started); the playlist adopted from it last.
+    private var refresher: HLSPlaylistRefresher?
+    private var adoptedGeneration = 0
     /// What other threads ask of the wait for a reload (give the thread back; reload nothing for now).
     var readControl = HLSReadControl()
 
@@ -89,7 +88,6 @@ final class HLSInput {
         playlistStartMicroseconds = firstReadMicroseconds - Int64((skipped * 1e6).rounded())
         anchorLead = (Self.anchorMicroseconds(of: opened) ?? firstReadMicroseconds) - firstReadMicroseconds
         kept = Set(0..<opened.streamCount)
-        lastReload = Date()
     }
 
     /// How far the streams are probed: one second of media (libavformat reads 5 s of MPEG-TS by default, which is
@@ -224,40 +222,39 @@ final class HLSInput {
         isExhausted = false
     }
 
-    /// Live: waits until the playlist's reload time and reloads it until it lists segments past the feed's, or ends.
-    /// While reloads are suspended it only waits; a wake request (a seek) ends the wait with `FFmpegError.tryAgain`.
+    /// Live: waits for the refresher to list segments past the feed's (adopting each newer playlist), or the end.
+    /// A wake request (a seek) ends the wait with `FFmpegError.tryAgain`; a failed reload ends it with its error.
     private func reloadForMore() throws(FFmpegError) -> Bool {
-        guard playlist.isLive else { return false }
-        while !isInterrupted() {
-            let interval = lastReloadChanged ? playlist.targetDuration : playlist.targetDuration / 2
-            let due = lastReload.addingTimeInterval(interval)
-            while Date() < due || readControl.reloadsSuspended {
-                if isInterrupted() { throw FFmpegError.exit }
-                if readControl.takeWake() { throw FFmpegError.tryAgain }
-                Thread.sleep(forTimeInterval: min(0.05, max(0.005, due.timeIntervalSinceNow)))
+        guard playlist.isLive, let refresher else { return false }
+        while true {
+            if isInterrupted() { throw FFmpegError.exit }
+            if readControl.takeWake() { throw FFmpegError.tryAgain }
+            let latest = refresher.snapshot
+            if latest.generation != adoptedGeneration {
+                adoptedGeneration = latest.generation
+                playlist = latest.playlist
+                playlistStartMicroseconds = latest.startMicroseconds
+                feed.replace(playlist: latest.playlist)
+                if feed.nextIndex < latest.playlist.segments.count { return true }
             }
-            guard
-                case .media(let reloaded) = try HLSSource.load(
-                    playlistURL, client: client, parser: parser, isInterrupted: isInterrupted)
-            else {
-                throw FFmpegError(
-                    code: FFmpegError.invalidData.code,
-                    function: "HLS: \(playlistURL.absoluteString) became a multivariant playlist")
-            }
-            lastReload = Date()
-            let listedEnd = playlist.mediaSequence + playlist.segments.count
-            let reloadedEnd = reloaded.mediaSequence + reloaded.segments.count
-            lastReloadChanged = reloadedEnd != listedEnd || reloaded.hasEndList != playlist.hasEndList
-            if lastReloadChanged {
-                let removed = min(playlist.segments.count, max(0, reloaded.mediaSequence - playlist.mediaSequence))
-                playlistStartMicroseconds += Int64((playlist.startOffset(ofSegment: removed) * 1e6).rounded())
-                playlist = reloaded
-                feed.replace(playlist: reloaded)
-                onPlaylistChange?()
-                if feed.nextIndex < reloaded.segments.count { return true }
-            }
-            if reloaded.hasEndList { return feed.nextIndex < reloaded.segments.count }
+            if latest.playlist.hasEndList { return false }
+            if let failure = refresher.failure { throw failure }
+            refresher.waitForChange(after: adoptedGeneration, timeout: 0.05)
         }
-        throw FFmpegError.exit
+    }
+
+    /// Starts reloading a live playlist on its own thread (see ``HLSPlaylistRefresher``); `onChange` hears of each
+    /// change there.
+    func startRefreshing(onChange: @escaping (HLSPlaylistRefresher.Snapshot) -> Void) {
+        guard playlist.isLive, refresher == nil else { return }
+        let refresher = HLSPlaylistRefresher(
+            url: playlistURL, playlist: playlist, startMicroseconds: playlistStartMicroseconds, client: client,
+            parser: parser, control: readControl, isInterrupted: isInterrupted, onChange: onChange)
+        self.refresher = refresher
+        refresher.start()
+    }
+
+    deinit {
+        refresher?.stop()
     }
 }

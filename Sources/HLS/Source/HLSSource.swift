@@ -39,6 +39,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) var multivariant: HLSMultivariantPlaylist?
     /// The variant being played (nil when the URL named a media playlist).
     private(set) var variant: HLSVariant?
+    /// Whether the live playlists' refreshers were started (reading thread).
+    private var isRefreshing = false
     /// The alternate audio renditions read beside it, in stream order.
     private(set) var audioRenditions: [HLSRendition] = []
     /// The subtitle renditions offered beside it, as the last streams (see `HLSSource+Subtitles.swift`).
@@ -123,7 +125,6 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         inputs = opened
         let main = opened[0]
         main.indicatedBitrate = variant.map { Double($0.bandwidth) }
-        main.onPlaylistChange = { [unowned self, unowned main] in publish(main) }
         var info = main.format.info
         info.streams = streams
         info.startTimeMicroseconds = opened.map(\.firstReadMicroseconds).min()
@@ -132,7 +133,18 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         info.byteSize = nil
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
-        publish(main)
+        publish(main.playlist, startMicroseconds: main.playlistStartMicroseconds)
+    }
+
+    /// Live: each playlist is reloaded on its own thread once playback reads the source (a source opened only to
+    /// describe the asset reloads nothing); the variant's changes are published.
+    private func startRefreshing() {
+        guard !isRefreshing, let main = inputs.first else { return }
+        isRefreshing = true
+        main.startRefreshing { [weak self] snapshot in
+            self?.publish(snapshot.playlist, startMicroseconds: snapshot.startMicroseconds)
+        }
+        for rendition in inputs.dropFirst() { rendition.startRefreshing { _ in } }
     }
 
     /// The variant playback starts with: the first listed within the caps (`preferredPeakBitRate`,
@@ -216,15 +228,19 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     package var liveWindow: CMTimeRange? { publishLock.withLock { publishedLiveWindow } }
 
     /// Publishes what the variant's playlist says for readers on other threads: every segment's program date time at
-    /// the container time its segment starts, and (live) the window.
-    private func publish(_ main: HLSInput) {
-        let playlist = main.playlist
-        let start = Double(main.playlistStartMicroseconds) / 1e6
+    /// the container time its segment starts, and (live) the window. `startMicroseconds`: where its first segment
+    /// starts in container time. Any thread.
+    private func publish(_ playlist: HLSMediaPlaylist, startMicroseconds: Int64) {
+        let start = Double(startMicroseconds) / 1e6
         let anchors = playlist.segments.indices.compactMap { index in
             playlist.segments[index].programDateTime.map { (start + playlist.startOffset(ofSegment: index), $0) }
         }
         let mapping = DateMapping(anchors: anchors)
-        let window = playlist.isLive ? main.window : nil
+        let window =
+            playlist.isLive
+            ? CMTimeRange(
+                start: CMTime(microseconds: startMicroseconds),
+                duration: CMTime(seconds: playlist.duration, preferredTimescale: 1_000_000)) : nil
         publishLock.withLock {
             publishedDateMapping = mapping
             publishedLiveWindow = window
@@ -282,6 +298,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     /// The next packet of all the inputs read, by decoding time (a packet without a timestamp goes first).
     package func read(into packet: Packet) throws(FFmpegError) -> ReadResult {
+        startRefreshing()
         var next: HLSInput?
         var nextTime = Int64.max
         for input in inputs where input.isActive {

@@ -9,6 +9,12 @@ extension ItemSession {
     /// Whether the item is a live stream (its seekable range moves; it has no duration).
     package var isLive: Bool { openedSource?.liveWindow != nil }
 
+    /// Whether a live source may reload its playlists (false: a paused item that may not use the network); the
+    /// source keeps the last value, also across its opening.
+    package func setLiveReloadsSuspended(_ suspended: Bool) {
+        openedSource?.setLiveReloadsSuspended(suspended)
+    }
+
     /// A live stream's target duration in seconds (HLS); nil otherwise.
     package var liveTargetDuration: Double? { openedSource?.liveTargetDuration }
 
