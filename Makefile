@@ -13,7 +13,7 @@ SWIFT ?= swift
 FIXTURE_CACHE ?= $(CURDIR)/.cache/fixtures
 export OAVF_FIXTURE_CACHE := $(FIXTURE_CACHE)
 
-.PHONY: all build play test lint format fixtures golden bench bootstrap demo clean docs examples install uninstall sanitize sanitize-address sanitize-thread fuzz
+.PHONY: all build play test lint format fixtures golden bench soak bootstrap demo clean docs examples install uninstall sanitize sanitize-address sanitize-thread fuzz
 
 all: build
 
@@ -102,6 +102,11 @@ fuzz: bootstrap fixtures
 bench: bootstrap fixtures
 	@scripts/bootstrap --bench
 	scripts/bench
+
+# 30 minutes (SOAK_MINUTES) of real-time looped playback with keys pressed on a pseudo-terminal; resident memory,
+# descriptors and threads sampled every 10 s, the section at the end of BENCHMARKS.md rewritten (scripts/soak).
+soak: bootstrap fixtures
+	scripts/soak
 
 # The reference of the public modules (AVFoundation, CoreMedia, CoreVideo) and the articles, with the toolchain's
 # docc, into $(DOCS_DIR) (open index.html from disk). Fails on any DocC warning and on a public symbol without a

@@ -25,6 +25,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+        .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(["libass-dev"])]),
 
         // Owning wrappers over every FFmpeg object; the only module that imports CFFmpeg.
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CoreMedia", "CoreVideo"]),
@@ -36,7 +37,8 @@ let package = Package(
         .target(name: "CoreMedia", dependencies: ["CoreVideo"]),
 
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
-        .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "CoreMedia", "CoreVideo", "CRubberBand"]),
+        .target(
+            name: "PlaybackEngine", dependencies: ["FFmpegBridge", "CoreMedia", "CoreVideo", "CRubberBand", "CLibass"]),
 
         // HTTP Live Streaming: playlist models and parser (pure, fed by strings), segment fetching, an HLS source behind
         // the engine's `MediaSource` seam. Depends on the engine, never the reverse.

@@ -122,6 +122,20 @@ public final class FormatContext {
         if rc < 0 { throw FFmpegError(code: rc, function: "avformat_seek_file") }
     }
 
+    /// The last SHOUTcast/Icecast (ICY) metadata block the HTTP protocol received (`StreamTitle='…';…`), nil when
+    /// there is none: the http protocol's exported `icy_metadata_packet` option, found through the I/O context (as
+    /// mpv reads it).
+    public var icyMetadataPacket: String? {
+        guard let pb = raw.pointee.pb else { return nil }
+        var value: UnsafeMutablePointer<UInt8>?
+        guard av_opt_get(pb, "icy_metadata_packet", AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value else {
+            return nil
+        }
+        defer { av_free(value) }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
+
     /// Marks every stream except `keep` as discarded, so the demuxer skips their packets.
     public func setDiscard(keepingStreams keep: Set<Int>) {
         let c = raw.pointee

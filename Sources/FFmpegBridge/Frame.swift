@@ -45,4 +45,10 @@ public final class Frame: @unchecked Sendable {
     }
 
     public func unref() { av_frame_unref(pointer) }
+
+    /// Moves `other`'s picture or samples into this frame (`other` becomes blank).
+    package func move(from other: Frame) {
+        av_frame_unref(pointer)
+        av_frame_move_ref(pointer, other.pointer)
+    }
 }

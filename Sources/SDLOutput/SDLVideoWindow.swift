@@ -20,6 +20,10 @@ import PlaybackEngine
 /// the window then silently drops pictures. Pictures in `'y420'` / `'f420'` (planar 4:2:0, uploaded to an IYUV
 /// streaming texture), `'420v'` / `'420f'` (NV12) and `'BGRA'` are drawn as they are; grey (`'L008'`), `'RGBA'`
 /// and `'ARGB'` are converted to BGRA with libswscale on the window thread; other formats are not drawn.
+///
+/// Subtitles (``setSubtitleSource(_:)``) are drawn over the picture on the window thread: a ``SubtitleRenderer``
+/// (libass) renders the cues shown at the picture's item time at the size the video rectangle has in the window,
+/// so text stays sharp and scales with the window, and the result is blended on as a texture of its own.
 package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// How the picture fills the window (the engine's ``VideoGravity``).
     package typealias Gravity = VideoGravity
@@ -55,6 +59,8 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var settingsChanged = true
     /// Called on the window thread with each ``Event``.
     private var eventHandler: (@Sendable (Event) -> Void)?
+    /// Names the cues drawn over the pictures and their styling (``setSubtitleSource(_:)``).
+    private var subtitleSource: (@Sendable () -> SubtitleSelection)?
     /// Guarded by `snapshotReady`.
     private var snapshotRequested = false
     private var snapshot: Snapshot?
@@ -76,6 +82,18 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var windowGravity = Gravity.resizeAspect
     private var windowDisplaySize: (width: Double, height: Double)?
     private var windowRotation = 0
+    private var windowSubtitles: SubtitleCueStore?
+    private var windowSubtitleStyle = SubtitleTextStyle()
+    /// When the subtitle source was asked last (monotonic seconds).
+    private var subtitleSourceAsked = -Double.infinity
+    /// The version of `windowSubtitles` drawn last.
+    private var drawnSubtitleVersion: Int?
+    /// Made with the first subtitles to draw; `subtitleRendererFailed` when libass could not start.
+    private var subtitleRenderer: SubtitleRenderer?
+    private var subtitleRendererFailed = false
+    /// The subtitle texture and the image in it.
+    private var subtitleTexture: OpaquePointer?
+    private var subtitleImage: SubtitleImage?
 
     /// A window titled `title`; it opens with the first picture presented, sized ``setContentSize(width:height:)``
     /// (else the picture's size).
@@ -131,6 +149,19 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         lock.withLock { eventHandler = handler }
     }
 
+    /// Draws over each picture the cues of the store `source` names (nil: none), styled as it says; `source` is asked
+    /// on the window thread with each new picture and every ``subtitleSourceInterval`` seconds.
+    package func setSubtitleSource(_ source: (@Sendable () -> SubtitleSelection)?) {
+        lock.withLock {
+            subtitleSource = source
+            settingsChanged = true
+        }
+    }
+
+    /// Tuning: how often the subtitle source is asked between pictures (a paused player's selection or style
+    /// change shows within this; asking costs a few lock acquisitions).
+    static let subtitleSourceInterval = 0.05
+
     /// Starts showing pictures (registers with the window thread). Called again after ``close()`` it reopens.
     package func open() {
         SDLVideoThread.shared.register(self)
@@ -179,6 +210,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         lock.lock()
         let (picture, changed, title, contentSize) = (pending, settingsChanged, self.title, self.contentSize)
         let (gravity, displaySize, rotation) = (self.gravity, self.displaySize, self.rotation)
+        let source = subtitleSource
         let resize = window == nil ? nil : requestedSize
         if resize != nil { requestedSize = nil }
         pending = nil
@@ -194,6 +226,17 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
             windowRotation = rotation
             needsDraw = true
         }
+        let now = MonotonicTime.now
+        if picture != nil || changed || now - subtitleSourceAsked >= Self.subtitleSourceInterval {
+            subtitleSourceAsked = now
+            let selection = source?() ?? SubtitleSelection(cues: nil)
+            if selection.cues !== windowSubtitles || selection.style != windowSubtitleStyle {
+                (windowSubtitles, windowSubtitleStyle) = (selection.cues, selection.style)
+                needsDraw = true
+            }
+        }
+        // Cues decoded after their picture was drawn (the stream is still being read while paused).
+        if let windowSubtitles, windowSubtitles.version != drawnSubtitleVersion { needsDraw = true }
         guard let shown, needsDraw, !failed, !hidden else { return }
         if window == nil {
             let size =
@@ -370,9 +413,55 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
                 destination.h = rect.w
             }
             SDL_RenderCopyEx(renderer, texture, nil, &destination, Double(windowRotation), nil, SDL_FLIP_NONE)
+            drawSubtitles(renderer, in: rect, pictureSize: (format.width, format.height), time: time)
         }
         answerReadBack(renderer, width: Int(outputWidth), height: Int(outputHeight), rect: rect, time: time)
         SDL_RenderPresent(renderer)
+    }
+
+    /// Renders the cues shown at `time` at the size of `rect` (the video rectangle) and blends them over it.
+    private func drawSubtitles(
+        _ renderer: OpaquePointer, in rect: SDL_Rect, pictureSize: (width: Int, height: Int), time: CMTime
+    ) {
+        guard let store = windowSubtitles else {
+            drawnSubtitleVersion = nil
+            return
+        }
+        drawnSubtitleVersion = store.version
+        if subtitleRenderer == nil && !subtitleRendererFailed {
+            subtitleRenderer = SubtitleRenderer()
+            subtitleRendererFailed = subtitleRenderer == nil
+        }
+        guard let subtitleRenderer, rect.w > 0, rect.h > 0 else { return }
+        subtitleRenderer.setScript(header: store.assHeader, style: windowSubtitleStyle)
+        subtitleRenderer.storageSize = pictureSize
+        let frame = store.frameSize
+        subtitleRenderer.bitmapFrameSize = frame.width > 0 && frame.height > 0 ? frame : pictureSize
+        guard
+            let image = subtitleRenderer.render(
+                store.shown(at: time), at: time, width: Int(rect.w), height: Int(rect.h))
+        else { return }
+        if image != subtitleImage || subtitleTexture == nil {
+            if subtitleImage.map({ ($0.width, $0.height) != (image.width, image.height) }) ?? true {
+                if let subtitleTexture { SDL_DestroyTexture(subtitleTexture) }
+                subtitleTexture = SDL_CreateTexture(
+                    renderer, SDL_PIXELFORMAT_ARGB8888.rawValue, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+                    Int32(image.width), Int32(image.height))
+                if let subtitleTexture { SDL_SetTextureBlendMode(subtitleTexture, SDL_BLENDMODE_BLEND) }
+            }
+            guard let subtitleTexture else {
+                subtitleImage = nil
+                return
+            }
+            image.pixels.withUnsafeBytes {
+                _ = SDL_UpdateTexture(subtitleTexture, nil, $0.baseAddress, Int32(image.width * 4))
+            }
+            subtitleImage = image
+        }
+        guard let subtitleTexture else { return }
+        var destination = SDL_Rect(
+            x: rect.x + Int32(image.x), y: rect.y + Int32(image.y), w: Int32(image.width), h: Int32(image.height))
+        SDL_RenderCopy(renderer, subtitleTexture, nil, &destination)
     }
 
     private func answerReadBack(_ renderer: OpaquePointer, width: Int, height: Int, rect: SDL_Rect, time: CMTime) {
@@ -393,6 +482,9 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// Releases the texture, renderer and window.
     fileprivate func destroy() {
         if let texture { SDL_DestroyTexture(texture) }
+        if let subtitleTexture { SDL_DestroyTexture(subtitleTexture) }
+        (subtitleTexture, subtitleImage, subtitleRenderer, subtitleRendererFailed) = (nil, nil, nil, false)
+        drawnSubtitleVersion = nil
         if let renderer { SDL_DestroyRenderer(renderer) }
         if let window { SDL_DestroyWindow(window) }
         (texture, renderer, window, textureFormat, shown, scaler) = (nil, nil, nil, nil, nil, nil)

@@ -85,6 +85,14 @@ extension Fixture {
                 subtitles: [
                     SubtitleTrackFacts(codec: "mov_text", language: "eng", title: nil, cues: Self.styledCues(5))
                 ])
+        case .bitmapSubtitles:
+            return FixtureFacts(
+                outcome: .plays, container: Self.matroska, duration: 5, video: .h264(frameCount: 150), audio: [],
+                subtitles: [
+                    SubtitleTrackFacts(codec: "hdmv_pgs_subtitle", language: "eng", title: "PGS", cues: []),
+                    SubtitleTrackFacts(codec: "dvd_subtitle", language: "eng", title: "DVD", cues: []),
+                    SubtitleTrackFacts(codec: "dvb_subtitle", language: "eng", title: "DVB", cues: []),
+                ])
         case .captions608:
             var video = VideoFacts.h264(frameCount: 120)
             video.keyframeInterval = 30

@@ -35,6 +35,10 @@ public enum Fixture: String, CaseIterable, Sendable {
     case subtitles = "subtitles.mkv"
     /// `subtitles`' video, audio and SubRip track in MP4, the subtitles as mov_text (tx3g).
     case subtitlesMovText = "subtitles_mov_text.mp4"
+    /// 5 s H.264 in Matroska, no audio, with three bitmap subtitle tracks of the same pictures, eng "PGS", "DVD"
+    /// (dvd_subtitle) and "DVB", for a 320x240 picture: an opaque yellow 240x40 box at (40, 180) from 1 s to 2 s, a
+    /// cyan 120x30 box at (100, 20) from 3 s to 4 s.
+    case bitmapSubtitles = "bitmap_subtitles.mkv"
     /// 4 s H.264 (no B-frames, 1 s GOPs) in MP4, no audio, with CEA-608
     /// captions in ATSC A/53 SEI: "CC n AT n.0" shown from n s to n + 0.4 s, n = 1…3 (`Fixture.closedCaptions`).
     case captions608 = "captions_608.mp4"

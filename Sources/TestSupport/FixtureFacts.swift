@@ -165,13 +165,13 @@ public struct AudioTrackFacts: Sendable {
 
 /// A subtitle track of a fixture.
 public struct SubtitleTrackFacts: Sendable {
-    /// ffprobe's codec name: `"subrip"` or `"webvtt"`.
+    /// ffprobe's codec name (`"subrip"`, `"webvtt"`, `"hdmv_pgs_subtitle"`…).
     public var codec: String
     /// The ISO 639-2 language tag.
     public var language: String?
     /// The track title.
     public var title: String?
-    /// The cues, in order.
+    /// The cues, in order (none listed for bitmap formats).
     public var cues: [SubtitleCue]
 
     public init(codec: String, language: String?, title: String?, cues: [SubtitleCue]) {

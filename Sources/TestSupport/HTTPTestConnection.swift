@@ -238,7 +238,7 @@ struct HTTPTestConnection {
             let response = handler(request)
             return Answer(
                 status: response.status, headers: response.headers, body: response.body,
-                rangeable: response.status == 200)
+                rangeable: response.status == 200 && response.headers["Accept-Ranges"] != "none")
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             return Answer(status: 405, headers: ["Allow": "GET, HEAD"], body: Data(), rangeable: false)

@@ -16,7 +16,7 @@ import Glibc
 ///   `video/mp4`, `.vtt` `text/vtt`, `.aac` `audio/aac`). `/status/<code>` answers that status when no such file
 ///   exists.
 /// - Routes: `route(_:_:)` answers a path from a closure (a live playlist, say); route bodies get the same range
-///   support, faults and caps as files.
+///   support, faults and caps as files (unless they answer `Accept-Ranges: none`: a radio stream, say).
 /// - Connections: keep-alive (several requests per connection, as URLSession's curl reuses them) unless the
 ///   request says `Connection: close` or speaks HTTP/1.0; a thread per connection.
 /// - Faults: `inject(_:forPath:schedule:)` (see `HTTPTestFault`); a server-wide `bandwidthLimit` shared by all

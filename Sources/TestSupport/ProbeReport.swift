@@ -81,11 +81,14 @@ public struct ProbeReport: Sendable, Decodable {
         public var formatName: String
         /// The duration in seconds.
         public var duration: Double?
+        /// The first timestamp in seconds (MPEG-TS starts at 1.4 s), when known.
+        public var startTime: Double?
         /// Container tags, e.g. `title`, `creation_time`.
         public var tags: [String: String]
 
         enum CodingKeys: String, CodingKey {
             case formatName = "format_name"
+            case startTime = "start_time"
             case duration, tags
         }
 
@@ -93,6 +96,7 @@ public struct ProbeReport: Sendable, Decodable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             formatName = try container.decode(String.self, forKey: .formatName)
             duration = (try container.decodeIfPresent(String.self, forKey: .duration)).flatMap { Double($0) }
+            startTime = (try container.decodeIfPresent(String.self, forKey: .startTime)).flatMap { Double($0) }
             tags = try container.decodeIfPresent([String: String].self, forKey: .tags) ?? [:]
         }
     }
@@ -117,6 +121,23 @@ public struct ProbeReport: Sendable, Decodable {
         } catch {
             throw ExternalToolError.failed(
                 tool: "ffprobe", arguments: arguments, status: 0, standardError: "unreadable JSON: \(error)")
+        }
+    }
+
+    /// The presentation times (seconds) and byte positions of `url`'s packets in one stream (`a:0` by default), in
+    /// file order.
+    public static func packetPositions(
+        _ url: URL, stream: String = "a:0"
+    ) throws(ExternalToolError) -> [(seconds: Double, position: Int)] {
+        let arguments = [
+            "-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time,pos", "-of", "csv=p=0",
+            url.path,
+        ]
+        let text = String(decoding: try ExternalTool.output(of: "ffprobe", arguments), as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line -> (seconds: Double, position: Int)? in
+            let fields = line.split(separator: ",")
+            guard fields.count >= 2, let t = Double(fields[0]), let p = Int(fields[1]) else { return nil }
+            return (t, p)
         }
     }
 

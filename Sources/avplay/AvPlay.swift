@@ -39,8 +39,9 @@ struct AvPlay {
          --quiet              no status line
          --no-window          no video window (default: a window when DISPLAY or WAYLAND_DISPLAY is set)
          --events             print one JSON object per line on stdout instead of the status line: status
-                              changes, time every 0.5 s, rate and timeControlStatus changes, end, errors,
-                              exit. Each has "event" and, when about an item, "index" and "file".
+                              changes, time every 0.5 s, rate and timeControlStatus changes, timed metadata
+                              (ID3 tags, ICY titles), end, errors, exit. Each has "event" and, when about an
+                              item, "index" and "file".
          -h, --help           show this help
          --version            show the version
         Options take their value as the next argument (--start 5) or after = (--start=5).
@@ -57,7 +58,7 @@ struct AvPlay {
          m                    mute / unmute
          9 / 0                volume − / + 10 %
          a                    next audio option (the asset's audible media-selection group)
-         s                    next subtitle option, then off (the legible group)
+         s                    next subtitle option, then off (the legible group); drawn in the window
          n                    next item in the queue
          q                    quit (exit status 0; Ctrl-C quits with 130; closing the window quits too)
         The terminal's settings are restored on every exit, Ctrl-C and SIGTERM included.

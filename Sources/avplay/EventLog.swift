@@ -1,7 +1,7 @@
 import Foundation
 
 /// `--events`: one JSON object per line on standard output, for scripts. Every object has `event`
-/// (`status`, `time`, `rate`, `timeControlStatus`, `end`, `error`, `exit`) and, when about an item,
+/// (`status`, `time`, `rate`, `timeControlStatus`, `metadata`, `end`, `error`, `exit`) and, when about an item,
 /// `index` (0 for the first item played, counting each item that becomes current) and `file`.
 final class EventLog: @unchecked Sendable {
     let enabled: Bool

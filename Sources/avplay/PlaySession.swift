@@ -97,6 +97,10 @@ final class PlaySession {
             item.observe(\.status, options: [.initial]) { [weak self] item, _ in
                 MainActor.assumeIsolated { self?.itemStatusChanged(item, info.fields) }
             })
+        itemObservations.append(
+            item.observe(\.timedMetadata) { [weak self] item, _ in
+                MainActor.assumeIsolated { self?.timedMetadataChanged(item.timedMetadata, info.fields) }
+            })
         itemNotifications.append(
             NotificationCenter.default.addObserver(
                 forName: AVPlayerItem.didPlayToEndTimeNotification, object: item, queue: .main
@@ -132,6 +136,25 @@ final class PlaySession {
             itemFailed(item, item.error?.localizedDescription ?? "cannot play", fields)
         @unknown default:
             return
+        }
+    }
+
+    /// The timed metadata in effect changed (an ID3 tag, an ICY title): a `metadata` event with the tag's time and
+    /// its items by identifier (text as is, binary values as hexadecimal).
+    private func timedMetadataChanged(_ items: [AVMetadataItem]?, _ fields: [String: Any]) {
+        guard let items, let first = items.first else { return }
+        var values: [String: String] = [:]
+        for item in items {
+            guard let identifier = item.identifier?.rawValue else { continue }
+            values[identifier] =
+                item.stringValue ?? item.dataValue.map { $0.map { String(format: "%02x", $0) }.joined() } ?? ""
+        }
+        var event = fields
+        event["time"] = first.time.isNumeric ? first.time.seconds : 0
+        event["items"] = values
+        events.emit("metadata", event)
+        if let title = items.first(where: { $0.commonKey == .commonKeyTitle })?.stringValue {
+            extras.message = title
         }
     }
 

@@ -32,7 +32,27 @@ final class AVMetadataTests: XCTestCase {
         XCTAssertEqual(formats, [.id3Metadata])
         let title = all.first { $0.commonKey == .commonKeyTitle }
         XCTAssertEqual(title?.keySpace, .id3)
-        XCTAssertEqual(title?.identifier?.rawValue, "org.id3/TIT2")
+        XCTAssertEqual(title?.identifier?.rawValue, "id3/TIT2")
         XCTAssertEqual(title?.stringValue, Fixture.audioMP3.facts.metadata["title"])
+    }
+
+    func test_identifiers_keySpacesAndKeys_roundTrip() {
+        let cases: [(AVMetadataKeySpace, String, String)] = [
+            (.id3, "TIT2", "id3/TIT2"), (.common, "title", "common/title"), (.iTunes, "\u{a9}nam", "itsk/%A9nam"),
+            (.icy, "StreamTitle", "icy/StreamTitle"),
+            (.hlsDateRange, "X-COM-EXAMPLE-AD-ID", "lsdr/X-COM-EXAMPLE-AD-ID"),
+            (.quickTimeMetadata, "com.apple.quicktime.title", "mdta/com.apple.quicktime.title"),
+            (.ffmpeg, "clé/€", "org.ffmpeg/cl%E9%2F%E2%82%AC"),
+        ]
+        for (space, key, raw) in cases {
+            let identifier = AVMetadataItem.identifier(forKey: key, keySpace: space)
+            XCTAssertEqual(identifier?.rawValue, raw)
+            XCTAssertEqual(AVMetadataItem.keySpace(forIdentifier: AVMetadataIdentifier(rawValue: raw)), space, raw)
+            XCTAssertEqual(AVMetadataItem.key(forIdentifier: AVMetadataIdentifier(rawValue: raw)) as? String, key, raw)
+        }
+        XCTAssertEqual(AVMetadataIdentifier.id3MetadataTitleDescription.rawValue, "id3/TIT2")
+        XCTAssertEqual(AVMetadataIdentifier.icyMetadataStreamTitle.rawValue, "icy/StreamTitle")
+        XCTAssertNil(AVMetadataItem.keySpace(forIdentifier: AVMetadataIdentifier(rawValue: "no-slash")))
+        XCTAssertNil(AVMetadataItem.key(forIdentifier: AVMetadataIdentifier(rawValue: "/x")))
     }
 }

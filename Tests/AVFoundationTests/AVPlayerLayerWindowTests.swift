@@ -99,6 +99,157 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         XCTAssertEqual(fill.width, 640)
     }
 
+    /// `subtitles.mkv` with its SubRip track selected: cue 1 ("Cue 1 at 0.5") is due from 0.521 s to 1.221 s. Each
+    /// picture is read back twice, with a legible output suppressing player rendering and without: the pixels that
+    /// differ are the subtitle's. The item's text style rule colours the text pure green.
+    func test_window_drawsTheCueDue_atTheBottomOfTheVideoRect_andNotWhenSuppressed() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let layer = AVPlayerLayer(player: v.player)
+        defer { layer.player = nil }
+        let item = AVPlayerItem(url: try fixture(.subtitles))
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
+        item.select(try XCTUnwrap(group.options.first { $0.displayName == "SubRip" }), in: group)
+        let green = try XCTUnwrap(
+            AVTextStyleRule(textMarkupAttributes: [kCMTextMarkupAttribute_ForegroundColorARGB: [1.0, 0, 1, 0]]))
+        item.textStyleRules = [green]
+        let output = AVPlayerItemLegibleOutput()
+        output.suppressesPlayerRendering = true
+        item.add(output)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("first picture") { layer.isReadyForDisplay }
+        waitUntil("cues decoded") { item.read { $0.session }?.subtitleCues?.isComplete == true }
+
+        // A cue due: suppressed, then shown (while paused, without presenting another picture).
+        seek(item, to: 0.8)
+        let off = try XCTUnwrap(readBack(layer) { shows($0, 0.8) }, "no picture at 0.8 s")
+        item.remove(output)
+        let on = try XCTUnwrap(
+            readBack(layer) { shows($0, 0.8) && differences($0, off).count > 200 }, "no subtitle drawn")
+        XCTAssertTrue(on.videoRect == (0, 0, 320, 240), "\(on.videoRect)")
+        XCTAssertEqual(index(in: off), index(in: on), "the same picture under it")
+        let changed = differences(on, off)
+        XCTAssertTrue(changed.allSatisfy { $0.y >= 180 }, "all in the bottom quarter of the video rect")
+        let centre = Double(changed.map(\.x).min()! + changed.map(\.x).max()!) / 2
+        XCTAssertEqual(centre, 160, accuracy: 16, "centred")
+        XCTAssertGreaterThan(changed.filter { isGreen(on, $0) }.count, 40, "drawn in the rule’s colour")
+
+        // No cue due (cue 1 starts at 0.521 s): the window draws the picture alone, with or without suppression.
+        seek(item, to: 0.3)
+        let gapOn = try XCTUnwrap(readBack(layer) { shows($0, 0.3) }, "no picture at 0.3 s")
+        item.add(output)
+        seek(item, to: 0.3)
+        let gapOff = try XCTUnwrap(readBack(layer) { shows($0, 0.3) }, "no picture at 0.3 s")
+        XCTAssertEqual(differences(gapOn, gapOff).count, 0, "nothing drawn over the picture")
+
+        // The subtitle scales with the window: twice the size, about four times the pixels.
+        layer.frame = CGRect(x: 0, y: 0, width: 640, height: 480)
+        seek(item, to: 0.8)
+        let largeOff = try XCTUnwrap(readBack(layer) { $0.width == 640 && shows($0, 0.8) }, "no redraw")
+        item.remove(output)
+        seek(item, to: 0.8)
+        let largeOn = try XCTUnwrap(
+            readBack(layer) { $0.width == 640 && shows($0, 0.8) && differences($0, largeOff).count > 200 },
+            "no subtitle drawn in the larger window")
+        let largeChanged = differences(largeOn, largeOff)
+        XCTAssertTrue(largeChanged.allSatisfy { $0.y >= 360 }, "all in the bottom quarter")
+        let ratio = Double(largeChanged.count) / Double(changed.count)
+        XCTAssertGreaterThan(ratio, 2.5, "larger text in a larger window")
+        XCTAssertLessThan(ratio, 6)
+    }
+
+    /// `bitmap_subtitles.mkv`'s PGS, DVD and DVB tracks (bitmap formats) in a window twice the picture's size: the
+    /// yellow box placed at (40, 180) 240x40 in the 320x240 subtitle frame from 1 s to 2 s is drawn at (80, 360)
+    /// 480x80, every pixel of it yellow and nothing else changed; the cyan box (100, 20) 120x30 of 3–4 s at (200, 40)
+    /// 240x60; nothing between.
+    func test_window_drawsBitmapSubtitles_scaledIntoTheVideoRect() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let layer = AVPlayerLayer(player: v.player)
+        defer { layer.player = nil }
+        layer.frame = CGRect(x: 0, y: 0, width: 640, height: 480)
+        let item = AVPlayerItem(url: try fixture(.bitmapSubtitles))
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
+        XCTAssertEqual(group.options.map(\.displayName), ["PGS", "DVD", "DVB"])
+        let output = AVPlayerItemLegibleOutput()
+        output.suppressesPlayerRendering = true
+        item.add(output)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("first picture") { layer.isReadyForDisplay }
+
+        func check(
+            at seconds: Double, box: (x: Int, y: Int, width: Int, height: Int)?, colour: (Int, Int, Int),
+            _ name: String
+        ) throws {
+            seek(item, to: seconds)
+            let off = try XCTUnwrap(readBack(layer) { $0.width == 640 && shows($0, seconds) }, "no picture")
+            item.remove(output)
+            defer { item.add(output) }
+            guard let box else {
+                let on = try XCTUnwrap(readBack(layer) { shows($0, seconds) })
+                XCTAssertEqual(differences(on, off).count, 0, "nothing drawn at \(seconds) s (\(name))")
+                return
+            }
+            let on = try XCTUnwrap(
+                readBack(layer) { shows($0, seconds) && differences($0, off).count > 1000 },
+                "no box at \(seconds) s (\(name))")
+            XCTAssertTrue(on.videoRect == (0, 0, 640, 480), "\(on.videoRect)")
+            let inside = { (p: (x: Int, y: Int)) in
+                (box.x..<box.x + box.width).contains(p.x) && (box.y..<box.y + box.height).contains(p.y)
+            }
+            XCTAssertTrue(differences(on, off).allSatisfy(inside), "only the box changed at \(seconds) s (\(name))")
+            var matching = 0
+            for y in box.y..<box.y + box.height {
+                for x in box.x..<box.x + box.width {
+                    let o = (y * on.width + x) * 4
+                    let (b, g, r) = (Int(on.pixels[o]), Int(on.pixels[o + 1]), Int(on.pixels[o + 2]))
+                    if abs(r - colour.0) <= 3 && abs(g - colour.1) <= 3 && abs(b - colour.2) <= 3 { matching += 1 }
+                }
+            }
+            XCTAssertEqual(matching, box.width * box.height, "the whole box in its colour at \(seconds) s (\(name))")
+        }
+        for option in group.options {
+            item.select(option, in: group)
+            waitUntil("\(option.displayName) decoded") {
+                let store = item.read { $0.session }?.subtitleCues
+                return store?.streamIndex == option.streamIndex && store?.isComplete == true
+            }
+            try check(at: 1.5, box: (80, 360, 480, 80), colour: (255, 255, 0), option.displayName)
+            try check(at: 2.5, box: nil, colour: (0, 0, 0), option.displayName)
+            try check(at: 3.5, box: (200, 40, 240, 60), colour: (0, 255, 255), option.displayName)
+        }
+    }
+
+    private func seek(_ item: AVPlayerItem, to seconds: Double) {
+        let done = LockedBox<Bool?>(nil)
+        item.seek(
+            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
+        ) { ok in done.withLock { $0 = ok } }
+        waitUntil("seek \(seconds)") { done.withLock { $0 } != nil }
+    }
+
+    /// Whether `s` shows the picture at `seconds` (within a frame).
+    private func shows(_ s: SDLVideoWindow.Snapshot, _ seconds: Double) -> Bool {
+        (s.itemTime.seconds - seconds).magnitude <= 1.0 / 30
+    }
+
+    /// Whether pixel `p` of `s` is pure green.
+    private func isGreen(_ s: SDLVideoWindow.Snapshot, _ p: (x: Int, y: Int)) -> Bool {
+        let o = (p.y * s.width + p.x) * 4
+        return s.pixels[o + 1] > 220 && s.pixels[o + 2] < 40 && s.pixels[o] < 40
+    }
+
+    /// The pixels that differ between two snapshots of the same size.
+    private func differences(_ a: SDLVideoWindow.Snapshot, _ b: SDLVideoWindow.Snapshot) -> [(x: Int, y: Int)] {
+        guard a.width == b.width, a.height == b.height else { return [(0, 0)] }
+        var found: [(x: Int, y: Int)] = []
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let o = (y * a.width + x) * 4
+                if a.pixels[o..<o + 3] != b.pixels[o..<o + 3] { found.append((x, y)) }
+            }
+        }
+        return found
+    }
+
     /// The window's next draw that satisfies `condition` (within 10 s).
     private func readBack(
         _ layer: AVPlayerLayer, _ condition: (SDLVideoWindow.Snapshot) -> Bool

@@ -30,6 +30,9 @@ final class HLSFaultTests: XCTestCase {
         let failed = try XCTUnwrap(events.first { $0.errorStatusCode == 404 })
         XCTAssertTrue(failed.uri?.hasSuffix("/hls/vod_002.ts") ?? false, "\(String(describing: failed.uri))")
         XCTAssertEqual(failed.serverAddress, "127.0.0.1")
+        // The failed response's headers, as the server sent them (keys as URLSession spells them).
+        let headers = try XCTUnwrap(failed.allHTTPResponseHeaderFields)
+        XCTAssertNotNil(headers.first { $0.key.lowercased() == "content-length" }, "\(headers)")
         XCTAssertGreaterThanOrEqual(errors.count, 1)
         XCTAssertEqual(server.requests(for: "/hls/vod_002.ts").count, 2)
     }
@@ -63,11 +66,31 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertEqual(item.errorLog()?.events.filter { $0.errorStatusCode == 500 }.count, 4)
     }
 
+    /// The last segment cannot be fetched (its retries fail): the stream does not end as if it were complete, the
+    /// item fails saying which request (libavformat may turn the failed read into an end of file after handing out
+    /// what its parsers held; whether it did depended on where the bytes ended).
+    func test_lastSegmentAlways404_failsSayingWhichRequest_afterPlayingTheRest() throws {
+        server.inject(.status(404), forPath: "/hls/vod_004.ts")
+        let (v, item, ends, failures) = play(vod)
+        waitUntil("the item failed") { item.status == .failed }
+        XCTAssertEqual(ends.count, 0)
+        XCTAssertLessThanOrEqual(failures.count, 1)
+        let error = try XCTUnwrap(item.error as NSError?)
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertTrue(error.localizedFailureReason?.contains("/hls/vod_004.ts") ?? false, "\(error)")
+        XCTAssertEqual(server.requests(for: "/hls/vod_004.ts").count, 4)  // the request and its 3 retries
+        // Every picture before the missing segment was shown.
+        XCTAssertTrue(Set(v.frames.indices.compactMap { $0 }).isSuperset(of: Set(0..<(60 * 4 - 20))))
+    }
+
     /// The server goes once the item is ready: playback fails (to play to its end, or — when the engine was still
     /// preparing its first pictures — the item itself) with an error whose reason names the request that failed.
     func test_serverGone_fails_withAnErrorSayingWhichRequest() throws {
-        // The fourth segment cannot arrive before the server is gone (on loopback the rest would be fetched first).
+        // The last two segments cannot arrive before the server is gone (on loopback the rest would be fetched first;
+        // with only the fourth held, the fifth, fetched ahead, could come whole before the server went, and the fourth
+        // alone would be skipped as a segment that failed its retries).
         server.inject(.holdBody(fromOffset: 1), forPath: "/hls/vod_003.ts")
+        server.inject(.holdBody(fromOffset: 1), forPath: "/hls/vod_004.ts")
         let (v, item, _, failures) = play(vod) { [server] _ in
             server?.stop()
         }
@@ -101,6 +124,18 @@ final class HLSFaultTests: XCTestCase {
             event.numberOfBytesTransferred, Int64(server.requestLog.reduce(0) { $0 + $1.bytesSent }))
         XCTAssertGreaterThan(event.transferDuration, 0)
         XCTAssertGreaterThan(event.observedBitrate, 0)
+        // Over all requests lies between the lowest and the highest over one.
+        XCTAssertGreaterThan(event.observedMinimum, 0)
+        XCTAssertLessThanOrEqual(event.observedMinimum, event.observedBitrate * (1 + 1e-9))
+        XCTAssertGreaterThanOrEqual(event.observedMaximum * (1 + 1e-9), event.observedBitrate)
+        XCTAssertGreaterThanOrEqual(event.observedBitrateStandardDeviation, 0)
+        XCTAssertEqual(event.playbackStartOffset, 0, accuracy: 0.05)
+        let row =
+            String(decoding: try XCTUnwrap(item.accessLog()?.extendedLogData()), as: UTF8.self)
+            .split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(row.contains(" \(segments.count) "), row)
+        XCTAssertTrue(row.hasSuffix(" VOD 0 -"), row)
+        XCTAssertEqual(event.mediaRequestsWWAN, 0)
         XCTAssertEqual(event.indicatedBitrate, Double(HLSFixture.ts.facts.variants[0].bandwidth))
         XCTAssertEqual(event.playbackType, "VOD")
         XCTAssertEqual(event.serverAddress, "127.0.0.1")

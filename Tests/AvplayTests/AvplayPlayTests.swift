@@ -46,6 +46,24 @@ final class AvplayPlayTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("video_only.mp4"), "no status line with --events: \(r.stderr)")
     }
 
+    func test_events_timedMetadata_oneEventPerID3Tag() throws {
+        let r = try run(["--events", "--no-window", try TimedID3Fixture.url().path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = try r.stdout.split(separator: "\n").map { line in
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        let metadata = events.filter { $0["event"] as? String == "metadata" }
+        let expected = TimedID3Fixture.events
+        XCTAssertEqual(
+            metadata.compactMap { ($0["items"] as? [String: String])?["id3/TIT2"] }, expected.map(\.title), r.stdout)
+        for (event, tag) in zip(metadata, expected) {
+            XCTAssertEqual(event["time"] as? Double ?? -1, tag.time.seconds, accuracy: 0.001)
+            let items = event["items"] as? [String: String]
+            XCTAssertEqual(items?["id3/TXXX"], String(tag.index))
+            XCTAssertEqual(items?["id3/PRIV"], tag.privateData.map { String(format: "%02x", $0) }.joined())
+        }
+    }
+
     func test_events_badInput_errorEventAndExitOne() throws {
         let r = try run(["--events", try Fixtures.url(.text).path])
         XCTAssertEqual(r.status, 1)

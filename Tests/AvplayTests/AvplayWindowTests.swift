@@ -144,6 +144,67 @@ final class AvplayWindowTests: XCTestCase {
                 || r.stderr.contains("· rate -0.50×"), r.stderr)
     }
 
+    /// `s` cycles the subtitle options of `subtitles.mkv` (SubRip, selected at start as the default track, ASS,
+    /// WebVTT) and then off: paused at 0.8 s, where cue 1 of each is due, the window shows text over the bottom of the
+    /// picture for each option — SubRip and WebVTT drawn alike (libavcodec gives both the same default style), ASS in
+    /// its own style — and the picture alone once off.
+    func test_window_s_cyclesSubtitleTracksDrawnOverThePicture_thenOff() throws {
+        guard let xdotool = Self.xdotool else { throw XCTSkip("xdotool is not installed") }
+        let input = try Fixtures.url(.subtitles).path
+        let avplay = Background(
+            AvplayInfoTests.binary.path, ["--start", "0.8", "--exact", "--pause", input],
+            changes: ["DISPLAY": display, "SDL_AUDIODRIVER": "dummy", "WAYLAND_DISPLAY": nil], timeout: 60)
+        // Frame n shows from n/30 + 0.021 s: frame 23 at 0.8 s.
+        try waitForFrame(23, avplay)
+        func press(_ keys: String...) throws {
+            let r = try Subprocess.run(xdotool, ["key", "--delay", "50"] + keys, changes: ["DISPLAY": display])
+            XCTAssertEqual(r.status, 0, "xdotool key \(keys): \(r.stderr)")
+        }
+        /// The pixels of `a` and `b` that differ.
+        func differences(_ a: [UInt8], _ b: [UInt8]) -> [(x: Int, y: Int)] {
+            (0..<min(a.count, b.count)).compactMap { i in a[i] == b[i] ? nil : (i % screen.width, i / screen.width) }
+        }
+        /// Grabs the screen until it differs from `previous` in more than 100 pixels and three grabs in a row agree
+        /// (15 s at most): past the moment between two streams, when the new one's cues are still being read and the
+        /// picture shows alone.
+        func waitForChange(from previous: [UInt8], _ what: String) throws -> [UInt8] {
+            let deadline = Date().addingTimeInterval(15)
+            var last: [UInt8] = []
+            var same = 0
+            while Date() < deadline, !avplay.hasEnded {
+                let shot = try screenshot() ?? []
+                same = shot == last ? same + 1 : 0
+                if same >= 2 && differences(shot, previous).count > 100 { return shot }
+                last = shot
+                usleep(100_000)
+            }
+            XCTFail("the screen did not change to \(what)")
+            return last
+        }
+        let start = try XCTUnwrap(try screenshot(), "no screenshot")
+        try press("s")
+        let ass = try waitForChange(from: start, "the ASS cue")
+        try press("s")
+        let webVTT = try waitForChange(from: ass, "the WebVTT cue")
+        try press("s")
+        let plain = try waitForChange(from: webVTT, "no subtitle")
+        try press("s")
+        let subRip = try waitForChange(from: plain, "the SubRip cue")
+        XCTAssertEqual(differences(subRip, webVTT).count, 0, "SubRip and WebVTT cues drawn alike")
+        for (name, shot) in [("SubRip", subRip), ("ASS", ass)] {
+            let changed = differences(shot, plain)
+            XCTAssertGreaterThan(changed.count, 100, name)
+            XCTAssertTrue(changed.allSatisfy { $0.y >= screen.height * 3 / 4 }, "\(name): only the bottom quarter")
+        }
+        XCTAssertEqual(frameIndex(in: plain), 23, "the same picture under them")
+        try press("q")
+        let r = try XCTUnwrap(try avplay.wait(20), "avplay did not quit on q")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for message in ["subtitles: ASS", "subtitles: WebVTT", "subtitles: off", "subtitles: SubRip"] {
+            XCTAssertTrue(r.stderr.contains(message), message)
+        }
+    }
+
     // MARK: Helpers
 
     /// Grabs the screen until the picture shows frame `expected` (15 s at most), while avplay keeps running.
@@ -167,9 +228,22 @@ final class AvplayWindowTests: XCTestCase {
         XCTFail("the screen shows frame \(seen.map(String.init) ?? "none"), not \(expected)", file: file, line: line)
     }
 
-    /// The frame index drawn in a screenshot of the whole screen (`x11grab`, no pointer), saved as a PNG and
-    /// decoded to gray by the ffmpeg CLI.
+    /// The frame index drawn in a screenshot of the whole screen.
     private func frameIndexOnScreen() throws -> Int? {
+        try screenshot().flatMap(frameIndex(in:))
+    }
+
+    /// The frame index drawn in a screenshot.
+    private func frameIndex(in luma: [UInt8]) -> Int? {
+        luma.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            FrameIndexReader.read(
+                luma: bytes, width: screen.width, height: screen.height, bytesPerRow: screen.width)?.index
+        }
+    }
+
+    /// A screenshot of the whole screen (`x11grab`, no pointer), saved as a PNG and decoded to gray by the ffmpeg
+    /// CLI: `width` bytes a row.
+    private func screenshot() throws -> [UInt8]? {
         let png = folder.appendingPathComponent("shot.png").path
         let size = "\(screen.width)x\(screen.height)"
         let grab = try Subprocess.run(
@@ -181,9 +255,6 @@ final class AvplayWindowTests: XCTestCase {
             "ffmpeg", ["-v", "error", "-nostdin", "-i", png, "-f", "rawvideo", "-pix_fmt", "gray", "-"], timeout: 20)
         let luma = decode.stdoutData
         guard decode.status == 0, luma.count == screen.width * screen.height else { return nil }
-        return luma.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            FrameIndexReader.read(
-                luma: bytes, width: screen.width, height: screen.height, bytesPerRow: screen.width)?.index
-        }
+        return [UInt8](luma)
     }
 }

@@ -154,3 +154,46 @@ final class ExactSeekSkipTests: XCTestCase {
         XCTAssertEqual(shown, Array(200..<300))
     }
 }
+
+/// The picture shown at a time is the last that starts at or before it, also where millisecond timestamps leave a gap
+/// between one picture's end (its start plus its rounded duration) and the next one's start: a target in the gap, or
+/// just before the next picture (a backward step's target), shows the earlier picture, not the next.
+final class ExactSeekGapTests: XCTestCase {
+    func test_matroskaMillisecondTimestamps_targetJustBeforeAPicture_showsThePictureBefore() throws {
+        let pictures = try ExactSeekSkipTests.pictures(of: .hevcMKV)
+        let timeBase = try XCTUnwrap(try PipelineHarness(.hevcMKV, audio: false).video).decoder.timeBase
+        XCTAssertEqual(timeBase, Rational(1, 1000))
+        // Pictures whose predecessor ends before they start (33 ms durations, 33.3 ms apart), in both GOPs.
+        let chosen = [2, 3, 31, 65, 89].map { pictures[$0] }
+        for picture in chosen {
+            let before = pictures[picture.index - 1]
+            for target in [
+                CMTime(ffmpeg: picture.pts, timeBase: timeBase) - CMTime(value: 1, timescale: 1_000_000),
+                CMTime(value: 2 * picture.pts - 1, timescale: 2000),
+            ] {
+                let harness = try PipelineHarness(.hevcMKV, audio: false)
+                harness.demuxer.seek(to: target, accurate: true)
+                harness.start()
+                var first: VideoFrame?
+                harness.pump(timeout: 30, video: { if first == nil { first = $0 } }, until: { first != nil })
+                harness.stop()
+                let shown = try XCTUnwrap(first, "a picture for \(target.seconds) s")
+                XCTAssertEqual(frameIndex(of: shown.pixelBuffer), before.index, "target \(target.seconds) s")
+                XCTAssertEqual(shown.pts, CMTime(ffmpeg: before.pts, timeBase: timeBase))
+            }
+        }
+    }
+
+    func test_targetInTheLastPicture_afterItsEnd_showsTheLastPicture() throws {
+        // The end of the stream releases the picture held back for the target.
+        let pictures = try ExactSeekSkipTests.pictures(of: .hevcMKV)
+        let last = try XCTUnwrap(pictures.last)
+        let harness = try PipelineHarness(.hevcMKV, audio: false)
+        harness.demuxer.seek(to: CMTime(value: last.pts + 40, timescale: 1000), accurate: true)
+        harness.start()
+        var shown: [Int] = []
+        XCTAssertEqual(harness.pump(video: { shown.append(frameIndex(of: $0.pixelBuffer) ?? -1) }), .finished)
+        harness.stop()
+        XCTAssertEqual(shown, [last.index])
+    }
+}

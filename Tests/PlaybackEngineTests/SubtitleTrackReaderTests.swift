@@ -68,6 +68,29 @@ final class SubtitleTrackReaderTests: XCTestCase {
         XCTAssertEqual(store.changes(before: t(2), downTo: t(0.521)), [t(1.521), t(1.221), t(0.521)])
     }
 
+    /// PGS, DVD and DVB pictures decode to bitmap regions at their place, and each is shown until the next subtitle of
+    /// its stream (the empty one that clears it) even where its own display time runs on (DVB's 30 s page time-out).
+    func test_bitmapTracks_decodeToPictures_shownUntilTheNextSubtitle() throws {
+        let t = { (s: Double) in CMTime(seconds: s, preferredTimescale: 1000) }
+        for stream in 1...3 {
+            let store = try read(.bitmapSubtitles, stream: stream)
+            for (time, place) in [(1.5, [40, 180, 240, 40]), (3.5, [100, 20, 120, 30])] {
+                let shown = store.shown(at: t(time))
+                XCTAssertEqual(shown.count, 1, "stream \(stream) at \(time) s")
+                guard case .bitmap(let x, let y, let w, let h, let rgba) = shown.first?.regions.first else {
+                    XCTFail("a picture: stream \(stream) at \(time) s")
+                    continue
+                }
+                XCTAssertEqual([x, y, w, h], place, "stream \(stream) at \(time) s")
+                XCTAssertEqual(rgba.count, w * h * 4)
+                XCTAssertEqual(rgba[3], 255, "opaque")
+            }
+            for time in [0.5, 2.5, 4.5] {
+                XCTAssertEqual(store.shown(at: t(time)).count, 0, "stream \(stream) at \(time) s")
+            }
+        }
+    }
+
     func test_assEvents_carryTheirStyling() throws {
         let store = try read(.subtitles, stream: 3)
         let script = ASSScript(header: store.assHeader ?? "")

@@ -185,6 +185,59 @@ open class AVMetadataItem: NSObject, NSCopying, NSMutableCopying, @unchecked Sen
         return .make(keySpace: keySpace, key: k)
     }
 
+    /// The key space of an identifier, as Apple's `keySpace(forIdentifier:)`: the part before the first "/" ("id3"
+    /// is ``AVMetadataKeySpace/id3``, "common" ``AVMetadataKeySpace/common``); nil without one.
+    open class func keySpace(forIdentifier identifier: AVMetadataIdentifier) -> AVMetadataKeySpace? {
+        guard let slash = identifier.rawValue.firstIndex(of: "/"), slash != identifier.rawValue.startIndex else {
+            return nil
+        }
+        switch identifier.rawValue[..<slash] {
+        case "common": return .common
+        case "id3": return .id3
+        case let space: return AVMetadataKeySpace(rawValue: String(space))
+        }
+    }
+
+    /// The key of an identifier, as Apple's `key(forIdentifier:)`: the part after the first "/" with its
+    /// percent-escapes undone (UTF-8 where the bytes are UTF-8, else one Latin-1 character per byte: "itsk/%A9nam"
+    /// is "©nam"), as a `String`; nil without a key space. (A Latin-1 pair that is also valid UTF-8 reads as UTF-8.)
+    open class func key(forIdentifier identifier: AVMetadataIdentifier) -> Any? {
+        guard keySpace(forIdentifier: identifier) != nil, let slash = identifier.rawValue.firstIndex(of: "/") else {
+            return nil
+        }
+        let escaped = Array(identifier.rawValue[identifier.rawValue.index(after: slash)...].utf8)
+        var bytes: [UInt8] = []
+        var i = 0
+        while i < escaped.count {
+            if escaped[i] == UInt8(ascii: "%"), i + 2 < escaped.count,
+                let byte = UInt8(String(decoding: escaped[(i + 1)...(i + 2)], as: UTF8.self), radix: 16)
+            {
+                bytes.append(byte)
+                i += 3
+            } else {
+                bytes.append(escaped[i])
+                i += 1
+            }
+        }
+        // As ``AVMetadataIdentifier/make(keySpace:key:)`` escapes: a character is one Latin-1 byte or its UTF-8 bytes.
+        var key = ""
+        var j = 0
+        while j < bytes.count {
+            let lead = bytes[j]
+            let length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 1
+            if length > 1, j + length <= bytes.count,
+                let character = String(validating: bytes[j..<j + length], as: UTF8.self)
+            {
+                key += character
+                j += length
+            } else {
+                key.unicodeScalars.append(Unicode.Scalar(lead))
+                j += 1
+            }
+        }
+        return key
+    }
+
     var commonIdentifier: AVMetadataIdentifier? {
         commonKey.map { AVMetadataIdentifier(rawValue: "common/\($0.rawValue)") }
     }
@@ -218,6 +271,16 @@ public struct AVMetadataExtraAttributeKey: RawRepresentable, Hashable, Sendable 
     public let rawValue: String
     /// Creates a value from its raw value.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates a value from its raw value (the unlabelled form of ``init(rawValue:)``).
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// More about the item, specific to its key space and key (`info`): the description of an ID3 `TXXX`,
+    /// `WXXX`, `COMM` or `APIC` frame, the owner identifier of a `PRIV` frame.
+    public static let info = AVMetadataExtraAttributeKey(rawValue: "info")
+    /// A resource to use as the item's value (`valueURI`).
+    public static let valueURI = AVMetadataExtraAttributeKey(rawValue: "valueURI")
+    /// The base URI the item's relative URIs resolve against (`baseURI`).
+    public static let baseURI = AVMetadataExtraAttributeKey(rawValue: "baseURI")
 }
 
 extension AVMetadataItem {

@@ -56,6 +56,21 @@ public struct AVMetadataKey: RawRepresentable, Hashable, Sendable {
     public static let commonKeyModel = AVMetadataKey(rawValue: "model")
     /// The common key for the software (`software`).
     public static let commonKeySoftware = AVMetadataKey(rawValue: "software")
+
+    /// The ID3 title frame (`TIT2`).
+    public static let id3MetadataKeyTitleDescription = AVMetadataKey(rawValue: "TIT2")
+    /// The ID3 user-defined text frame (`TXXX`).
+    public static let id3MetadataKeyUserText = AVMetadataKey(rawValue: "TXXX")
+    /// The ID3 private frame (`PRIV`).
+    public static let id3MetadataKeyPrivate = AVMetadataKey(rawValue: "PRIV")
+    /// The ID3 comments frame (`COMM`).
+    public static let id3MetadataKeyComments = AVMetadataKey(rawValue: "COMM")
+    /// The ID3 lead performer frame (`TPE1`).
+    public static let id3MetadataKeyLeadPerformer = AVMetadataKey(rawValue: "TPE1")
+    /// The ICY stream title (`StreamTitle`).
+    public static let icyMetadataKeyStreamTitle = AVMetadataKey(rawValue: "StreamTitle")
+    /// The ICY stream URL (`StreamUrl`).
+    public static let icyMetadataKeyStreamURL = AVMetadataKey(rawValue: "StreamUrl")
 }
 
 /// A metadata key space, with Apple's raw values.
@@ -153,6 +168,21 @@ public struct AVMetadataIdentifier: RawRepresentable, Hashable, Sendable {
     /// The identifier of the common software item (`common/software`).
     public static let commonIdentifierSoftware = AVMetadataIdentifier(rawValue: "common/software")
 
+    /// The ID3 title frame (`id3/TIT2`).
+    public static let id3MetadataTitleDescription = AVMetadataIdentifier(rawValue: "id3/TIT2")
+    /// The ID3 user-defined text frame (`id3/TXXX`).
+    public static let id3MetadataUserText = AVMetadataIdentifier(rawValue: "id3/TXXX")
+    /// The ID3 private frame (`id3/PRIV`).
+    public static let id3MetadataPrivate = AVMetadataIdentifier(rawValue: "id3/PRIV")
+    /// The ID3 comments frame (`id3/COMM`).
+    public static let id3MetadataComments = AVMetadataIdentifier(rawValue: "id3/COMM")
+    /// The ID3 lead performer frame (`id3/TPE1`).
+    public static let id3MetadataLeadPerformer = AVMetadataIdentifier(rawValue: "id3/TPE1")
+    /// The ICY stream title (`icy/StreamTitle`).
+    public static let icyMetadataStreamTitle = AVMetadataIdentifier(rawValue: "icy/StreamTitle")
+    /// The ICY stream URL (`icy/StreamUrl`).
+    public static let icyMetadataStreamURL = AVMetadataIdentifier(rawValue: "icy/StreamUrl")
+
     /// Apple's `AVMetadataItem.identifier(forKey:keySpace:)` spelling: key space, "/", key with
     /// characters outside printable ASCII and "/" percent-escaped.
     static func make(keySpace: AVMetadataKeySpace, key: String) -> AVMetadataIdentifier {
@@ -169,8 +199,15 @@ public struct AVMetadataIdentifier: RawRepresentable, Hashable, Sendable {
                 for byte in String(scalar).utf8 { escaped += String(format: "%%%02X", byte) }
             }
         }
-        // The common key space ("comn") is spelled "common" in identifiers, as Apple's `commonIdentifier…` are.
-        let space = keySpace == .common ? "common" : keySpace.rawValue
+        // Key spaces whose identifiers Apple spells differently: the common key space ("comn") is "common"
+        // (`commonIdentifierTitle` = "common/title"), ID3 ("org.id3") is "id3" (`id3MetadataTitleDescription` =
+        // "id3/TIT2").
+        let space =
+            switch keySpace {
+            case .common: "common"
+            case .id3: "id3"
+            default: keySpace.rawValue
+            }
         return AVMetadataIdentifier(rawValue: "\(space)/\(escaped)")
     }
 }

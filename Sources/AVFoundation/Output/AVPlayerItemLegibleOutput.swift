@@ -18,6 +18,9 @@ import PlaybackEngine
 /// for the whole string alignment and position (see `AVPlayerItemLegibleOutput+Text.swift`); rules of
 /// `AVPlayerItem.textStyleRules` without a selector apply to every string.
 ///
+/// With `suppressesPlayerRendering` set, an `AVPlayerLayer` of the item's player stops drawing the subtitles over the
+/// picture (the app draws the delivered strings itself), as on Apple's systems.
+///
 /// Sources: SubRip, WebVTT, mov_text (3GPP timed text) and ASS/SSA subtitle tracks of files (libavcodec decodes
 /// every one into ASS events, whose styling is mapped). Bitmap subtitles (PGS, DVB, VobSub) are decoded but carry
 /// no text: nothing is delivered for them.
@@ -28,7 +31,6 @@ import PlaybackEngine
 /// - With no delegate queue the delegate is called on the main queue.
 /// - `itemTime` is the time the strings are shown from: a cue's start (its end, playing backwards), or the time
 ///   a seek landed on.
-/// - The player draws no subtitles in its window yet, so `suppressesPlayerRendering` (stored) changes nothing.
 /// - ``textStylingResolution`` changes nothing: there are no user caption preferences on Linux, so `.default` and
 ///   `.sourceAndRulesOnly` give the same strings.
 ///

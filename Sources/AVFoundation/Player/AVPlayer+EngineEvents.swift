@@ -95,7 +95,8 @@ extension AVPlayer {
         if let attach = item.read({ $0.attachDate }), let ready = item.read({ $0.readyDate }) {
             event.startupTime = ready.timeIntervalSince(attach)
         }
-        event.playbackStartOffset = item.currentTime().seconds
+        // Where the period began (Apple's "c-start-time"), not where it ended.
+        if start.itemTime.isNumeric { event.playbackStartOffset = max(0, start.itemTime.seconds) }
         item.mutate { $0.accessLog.append(event) }
         NotificationCenter.default.post(name: AVPlayerItem.newAccessLogEntryNotification, object: item)
     }

@@ -31,6 +31,7 @@ extension AVPlayerItem {
             return session
         }
         outputsAttached(session: session, engine: player.existingEngine)
+        timedMetadataAttached(session: session, engine: player.existingEngine)
         installVideoCompositor(on: session)
         return session
     }
@@ -51,6 +52,7 @@ extension AVPlayerItem {
             return (old, s.resumeCompletions)
         }
         outputsDetached()
+        timedMetadataDetached(engine: player?.existingEngine)
         old?.stop()
         // Seeks made while it waited to play again: the item is at their time.
         for completion in completions { completion(true) }
@@ -274,11 +276,22 @@ extension AVPlayerItem {
         guard !period.isEmpty else { return }
         let media = period.filter { $0.kind == .media }
         event.numberOfMediaRequests = media.count
+        // No request goes over a cellular (WWAN) interface: Linux has none that the player tells apart.
+        event.mediaRequestsWWAN = 0
         event.numberOfBytesTransferred = period.reduce(0) { $0 + $1.bytes }
         let mediaBytes = media.reduce(Int64(0)) { $0 + $1.bytes }
         let transferTime = media.reduce(0) { $0 + $1.duration }
         event.transferDuration = transferTime
         if transferTime > 0 { event.observedBitrate = Double(mediaBytes) * 8 / transferTime }
+        // Per request: the lowest, highest and their spread (requests too short to time say nothing).
+        let rates = media.filter { $0.duration > 0 }.map { Double($0.bytes) * 8 / $0.duration }
+        if let low = rates.min(), let high = rates.max() {
+            event.observedMinimum = low
+            event.observedMaximum = high
+            let mean = rates.reduce(0, +) / Double(rates.count)
+            event.observedBitrateStandardDeviation =
+                (rates.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(rates.count)).squareRoot()
+        }
         event.segmentsDownloadedDuration = media.reduce(0) { $0 + $1.mediaDuration }
         event.serverAddress = period.last?.serverAddress
         if let indicated = media.last(where: { $0.indicatedBitrate != nil })?.indicatedBitrate {
@@ -296,7 +309,7 @@ extension AVPlayerItem {
                 AVPlayerItemErrorLogEvent(
                     date: f.date, uri: f.uri, serverAddress: f.serverAddress,
                     playbackSessionID: session.id.uuidString, errorStatusCode: f.statusCode, errorDomain: f.domain,
-                    errorComment: f.comment)
+                    errorComment: f.comment, allHTTPResponseHeaderFields: f.responseHeaders)
             }
             s.loggedFailures = failures.count
             for event in new { s.errorLog.append(event) }

@@ -34,6 +34,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     let observationHub = ObservationHub<AVPlayerItem>()
     /// The video composition and its renderer (own lock; see AVPlayerItem+VideoComposition.swift).
     let videoCompositionState = VideoCompositionState()
+    /// Follows the timed metadata for ``timedMetadata`` while the item plays in a player.
+    let timedMetadataFeed = TimedMetadataFeed()
     /// The item, weakly, for its timebase's reads.
     private let itemReference: WeakItemReference
     /// The read-only timebase ``timebase`` hands out (one per item).
@@ -124,6 +126,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         ownTimebase = CMTimebase(following: { reader.item?.timebaseReading ?? (.invalid, 0) })
         super.init()
         reader.item = self
+        timedMetadataFeed.owner = ItemTimedMetadata(self)
     }
 
     /// The async-property form (Apple's `AVPartialAsyncProperty` keys).
@@ -175,7 +178,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     open var presentationSize: CGSize { access(\.presentationSize) { $0.presentationSize } }
     /// Empty until ready.
     open var tracks: [AVPlayerItemTrack] { access(\.tracks) { $0.tracks } }
-    /// Timed metadata; not produced for files yet (always nil).
+    /// The items of the timed-metadata group in effect at the current time (deprecated by Apple in favour of
+    /// ``AVPlayerItemMetadataOutput``, which delivers the same groups): nil before the first (also after a seek there);
+    /// changes on the main queue. See ``AVPlayerItemMetadataOutput`` for the sources.
     open var timedMetadata: [AVMetadataItem]? { access(\.timedMetadata) { $0.timedMetadata } }
 
     // MARK: Buffering
@@ -294,7 +299,13 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set { set(\.startsOnFirstEligibleVariant) { $0.startsOnFirstEligibleVariant = newValue } }
     }
 
-    /// WebVTT styling; stored until subtitle rendering lands.
+    /// Styling laid over the item's subtitles, as Apple's `textStyleRules`: rules without a `textSelector` apply to
+    /// every cue, later rules over earlier ones. They reach the strings of legible outputs (their attributes added to
+    /// each string) and the subtitles drawn in an `AVPlayerLayer`'s window (foreground colour, bold, italic,
+    /// underline, font family, and font size as a percentage of the video's height or relative to the size
+    /// otherwise used, each replacing what the stream's styles say; a cue's own inline styling still applies to its
+    /// runs). Differs from Apple: Apple applies the rules to WebVTT only; here to every text subtitle format. Rules
+    /// with a selector are ignored (no format here carries the cue classes they would match).
     open var textStyleRules: [AVTextStyleRule]? {
         get { access(\.textStyleRules) { $0.textStyleRules } }
         set { set(\.textStyleRules) { $0.textStyleRules = newValue } }
@@ -521,14 +532,27 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// The media-data collectors added to the item.
     open var mediaDataCollectors: [AVPlayerItemMediaDataCollector] { read { $0.collectors } }
 
-    /// Stored; collectors deliver data with HTTP Live Streaming date ranges.
+    /// Adds a media-data collector, as Apple's `add(_:)`: an ``AVPlayerItemMetadataCollector`` delivers the item's
+    /// HTTP Live Streaming date ranges while the item plays in a player. Adding it twice does nothing.
     open func add(_ collector: AVPlayerItemMediaDataCollector) {
-        mutate { s in if !s.collectors.contains(where: { $0 === collector }) { s.collectors.append(collector) } }
+        let added: Bool = mutate { s in
+            if s.collectors.contains(where: { $0 === collector }) { return false }
+            s.collectors.append(collector)
+            return true
+        }
+        if added, let (session, engine) = sessionAndEngine() {
+            collector.bindingChanged(session: session, engine: engine)
+        }
     }
 
-    /// Removes a media-data collector.
+    /// Removes a media-data collector, as Apple's `remove(_:)`; it delivers nothing more.
     open func remove(_ collector: AVPlayerItemMediaDataCollector) {
-        mutate { s in s.collectors.removeAll { $0 === collector } }
+        let removed: Bool = mutate { s in
+            guard s.collectors.contains(where: { $0 === collector }) else { return false }
+            s.collectors.removeAll { $0 === collector }
+            return true
+        }
+        if removed { collector.bindingChanged(session: nil, engine: nil) }
     }
 
     // MARK: Logs

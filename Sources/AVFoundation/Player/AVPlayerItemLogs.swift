@@ -17,24 +17,30 @@ open class AVPlayerItemAccessLog: NSObject, NSCopying, @unchecked Sendable {
 
     func append(_ e: AVPlayerItemAccessLogEvent) { events.append(e) }
 
-    /// The log in the W3C Extended Log File Format (Apple's field names).
+    /// The log in the W3C Extended Log File Format, as Apple's players write it: `#Version`, `#Software` (the
+    /// player's user agent), `#Date`, then one line per event under Apple's `#Fields` (`date time uri cs-guid s-ip
+    /// s-ip-changes sc-count c-duration-downloaded c-start-time c-duration-watched bytes c-observed-bitrate
+    /// sc-indicated-bitrate c-stalls c-frames-dropped c-startup-time c-overdue c-reason c-observed-min-bitrate
+    /// c-observed-max-bitrate c-observed-bitrate-sd s-playback-type sc-wwan-count c-switch-bitrate`). Unknown values
+    /// are `-`; `c-reason` (why Apple's player began a new event) is always `-` here.
     open func extendedLogData() -> Data? {
-        var lines = [
-            "#Version: 1.0", "#Software: OpenAVFoundation",
-            "#Date: \(W3C.date(Date()))",
-            "#Fields: date time s-ip uri cs-guid c-start-time c-duration-watched c-stalls c-frames-dropped "
-                + "c-observed-bitrate sc-indicated-bitrate c-startup-time bytes s-playback-type",
-        ]
+        var text = W3C.header()
+        guard !events.isEmpty else { return Data(text.utf8) }
+        text += "\n#Fields: " + W3C.accessFields.joined(separator: " ") + "\n"
         for e in events {
-            lines.append(
-                [
-                    W3C.dateTime(e.playbackStartDate), e.serverAddress ?? "-", e.uri ?? "-", e.playbackSessionID ?? "-",
-                    W3C.number(e.playbackStartOffset), W3C.number(e.durationWatched), "\(e.numberOfStalls)",
-                    "\(e.numberOfDroppedVideoFrames)", W3C.number(e.observedBitrate), W3C.number(e.indicatedBitrate),
-                    W3C.number(e.startupTime), "\(e.numberOfBytesTransferred)", e.playbackType ?? "-",
-                ].joined(separator: " "))
+            let fields: [String] = [
+                e.uri ?? "-", e.playbackSessionID ?? "-", e.serverAddress ?? "-",
+                W3C.count(e.numberOfServerAddressChanges), W3C.count(e.numberOfMediaRequests),
+                W3C.number(e.segmentsDownloadedDuration), W3C.number(e.playbackStartOffset),
+                W3C.number(e.durationWatched), W3C.count(e.numberOfBytesTransferred), W3C.number(e.observedBitrate),
+                W3C.count(e.indicatedBitrate), W3C.count(e.numberOfStalls), W3C.count(e.numberOfDroppedVideoFrames),
+                W3C.number(e.startupTime), W3C.count(e.downloadOverdue), "-", W3C.number(e.observedMinimum),
+                W3C.number(e.observedMaximum), W3C.number(e.observedBitrateStandardDeviation),
+                e.playbackType ?? "-", W3C.count(e.mediaRequestsWWAN), W3C.count(e.switchBitrate),
+            ]
+            text += W3C.dateTime(e.playbackStartDate) + " " + fields.joined(separator: " ") + "\n"
         }
-        return Data((lines.joined(separator: "\n") + "\n").utf8)
+        return Data(text.utf8)
     }
 
     /// The string encoding of the extended log: UTF-8.
@@ -86,11 +92,22 @@ open class AVPlayerItemAccessLogEvent: NSObject, NSCopying, @unchecked Sendable 
     public internal(set) var startupTime: TimeInterval = -1
     /// The number of segments downloaded too late; −1 when not known.
     public internal(set) var downloadOverdue: Int = -1
+    /// The lowest bit rate observed over one media request (bits per second); −1 when not known.
+    @available(*, deprecated, message: "Apple deprecated it (iOS 15, macOS 12): use observedBitrate")
+    public var observedMinBitrate: Double { observedMinimum }
+    /// The highest bit rate observed over one media request (bits per second); −1 when not known.
+    @available(*, deprecated, message: "Apple deprecated it (iOS 15, macOS 12): use observedBitrate")
+    public var observedMaxBitrate: Double { observedMaximum }
+    /// Storage of ``observedMinBitrate``.
+    var observedMinimum: Double = -1
+    /// Storage of ``observedMaxBitrate``.
+    var observedMaximum: Double = -1
     /// The standard deviation of the observed bit rate; −1 when not known.
     public internal(set) var observedBitrateStandardDeviation: Double = -1
     /// The bit rate of a variant switch; −1 when not known.
     public internal(set) var switchBitrate: Double = -1
-    /// The number of requests over cellular networks: −1 (not known on Linux).
+    /// The number of media requests over cellular (WWAN) networks: 0 for streams (Linux has no interface the player
+    /// tells apart as cellular), −1 for files.
     public internal(set) var mediaRequestsWWAN: Int = -1
     /// The playback type: `"FILE"` for files, `"VOD"` for other URLs.
     public internal(set) var playbackType: String?
@@ -115,21 +132,21 @@ open class AVPlayerItemErrorLog: NSObject, NSCopying, @unchecked Sendable {
 
     func append(_ e: AVPlayerItemErrorLogEvent) { events.append(e) }
 
-    /// The log in the W3C Extended Log File Format.
+    /// The log in the W3C Extended Log File Format, as Apple's players write it: the header of the access log's,
+    /// then one line per event under Apple's `#Fields: date time uri cs-guid s-ip status domain comment cs-iftype`
+    /// (domain and comment quoted; `cs-iftype`, the network interface type, is `-` here).
     open func extendedLogData() -> Data? {
-        var lines = [
-            "#Version: 1.0", "#Software: OpenAVFoundation", "#Date: \(W3C.date(Date()))",
-            "#Fields: date time s-ip uri cs-guid status domain comment",
-        ]
+        var text = W3C.header()
+        guard !events.isEmpty else { return Data(text.utf8) }
+        text += "\n#Fields: date time uri cs-guid s-ip status domain comment cs-iftype\n"
         for e in events {
-            lines.append(
-                [
-                    W3C.dateTime(e.date), e.serverAddress ?? "-", e.uri ?? "-", e.playbackSessionID ?? "-",
-                    "\(e.errorStatusCode)", e.errorDomain,
-                    "\"\((e.errorComment ?? "").replacingOccurrences(of: "\"", with: "'"))\"",
-                ].joined(separator: " "))
+            let fields: [String] = [
+                e.uri ?? "-", e.playbackSessionID ?? "-", e.serverAddress ?? "-", "\(e.errorStatusCode)",
+                W3C.quoted(e.errorDomain), W3C.quoted(e.errorComment), "-",
+            ]
+            text += W3C.dateTime(e.date) + " " + fields.joined(separator: " ") + "\n"
         }
-        return Data((lines.joined(separator: "\n") + "\n").utf8)
+        return Data(text.utf8)
     }
 
     /// The string encoding of the extended log: UTF-8.
@@ -152,11 +169,14 @@ open class AVPlayerItemErrorLogEvent: NSObject, NSCopying, @unchecked Sendable {
     public let errorDomain: String
     /// A description of the error.
     public let errorComment: String?
+    /// The header fields of the failed response, nil when no response came (a transport failure, a local error).
+    public let allHTTPResponseHeaderFields: [String: String]?
 
     init(
         date: Date?, uri: String?, serverAddress: String?, playbackSessionID: String?, errorStatusCode: Int,
-        errorDomain: String, errorComment: String?
+        errorDomain: String, errorComment: String?, allHTTPResponseHeaderFields: [String: String]? = nil
     ) {
+        self.allHTTPResponseHeaderFields = allHTTPResponseHeaderFields
         self.date = date
         self.uri = uri
         self.serverAddress = serverAddress
@@ -171,16 +191,47 @@ open class AVPlayerItemErrorLogEvent: NSObject, NSCopying, @unchecked Sendable {
     public func copy(with zone: NSZone? = nil) -> Any { self }
 }
 
+/// Apple's W3C Extended Log File Format conventions.
 enum W3C {
+    /// The access log's fields, in Apple's order.
+    static let accessFields = [
+        "date", "time", "uri", "cs-guid", "s-ip", "s-ip-changes", "sc-count", "c-duration-downloaded", "c-start-time",
+        "c-duration-watched", "bytes", "c-observed-bitrate", "sc-indicated-bitrate", "c-stalls", "c-frames-dropped",
+        "c-startup-time", "c-overdue", "c-reason", "c-observed-min-bitrate", "c-observed-max-bitrate",
+        "c-observed-bitrate-sd", "s-playback-type", "sc-wwan-count", "c-switch-bitrate",
+    ]
+
+    /// What the `#Software` line names: the player, as its user agent would.
+    static let software = "OpenAVFoundation/1.0 (Linux)"
+
+    /// `#Version`, `#Software` and `#Date` (now), without a final newline.
+    static func header(now: Date = Date()) -> String {
+        "#Version: 1.0\n#Software: \(software)\n#Date: \(date(now))"
+    }
+
+    /// `yyyy/MM/dd HH:mm:ss.SSS` in the local time zone, as Apple writes its dates.
     static func date(_ d: Date) -> String {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        f.timeZone = TimeZone.current
+        f.dateFormat = "yyyy/MM/dd HH:mm:ss.SSS"
         return f.string(from: d)
     }
 
+    /// The `date time` fields, `- -` when unknown.
     static func dateTime(_ d: Date?) -> String { d.map(date) ?? "- -" }
 
-    static func number(_ v: Double) -> String { v < 0 ? "-" : String(format: "%.3f", v) }
+    /// A measured quantity with three decimals, `-` when unknown (negative).
+    static func number(_ v: Double) -> String { v < 0 || !v.isFinite ? "-" : String(format: "%.3f", v) }
+
+    /// A whole number, `-` when unknown (negative).
+    static func count<T: BinaryInteger>(_ v: T) -> String { v < 0 ? "-" : "\(v)" }
+
+    /// A bit rate Apple writes as a whole number, `-` when unknown (negative).
+    static func count(_ v: Double) -> String { v < 0 || !v.isFinite ? "-" : "\(Int64(v.rounded()))" }
+
+    /// A string in double quotes (inner quotes become single ones), `-` when absent.
+    static func quoted(_ s: String?) -> String {
+        s.map { "\"" + $0.replacingOccurrences(of: "\"", with: "'") + "\"" } ?? "-"
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PlaybackEngine
 
 /// A track of a player item: whether the item presents it, and its current frame rate.
 open class AVPlayerItemTrack: NSObject, @unchecked Sendable {
@@ -86,20 +87,10 @@ public struct AVAudioTimePitchAlgorithm: RawRepresentable, Hashable, Sendable {
     public static let lowQualityZeroLatency = AVAudioTimePitchAlgorithm(rawValue: "LowQualityZeroLatency")
 }
 
-/// A WebVTT text style rule (stored until subtitle rendering lands).
-open class AVTextStyleRule: NSObject, @unchecked Sendable {
-    /// The text markup attributes of the rule (stored; subtitles are not rendered here).
-    public let textMarkupAttributes: [String: Any]
-    /// The selector of the text the rule applies to (nil: all).
-    public let textSelector: String?
-
-    /// A text style rule from text markup attributes and a selector.
-    public init?(textMarkupAttributes: [String: Any] = [:], textSelector: String? = nil) {
-        self.textMarkupAttributes = textMarkupAttributes
-        self.textSelector = textSelector
-        super.init()
-    }
+/// Collects media data (date-range metadata of streams); abstract, as Apple's (see
+/// ``AVPlayerItemMetadataCollector``).
+open class AVPlayerItemMediaDataCollector: NSObject, @unchecked Sendable {
+    /// Subclasses follow `session` on `engine` from here (nil: the item left its player, or the collector its
+    /// item). Any thread, no lock held.
+    func bindingChanged(session: ItemSession?, engine: PlayerEngine?) {}
 }
-
-/// Collects media data (date-range metadata of streams); abstract, as Apple's.
-open class AVPlayerItemMediaDataCollector: NSObject, @unchecked Sendable {}

@@ -150,11 +150,21 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
                 NetworkLog.Failure(
                     date: Date(), uri: stream.url.absoluteString, serverAddress: stream.url.host,
                     statusCode: http.statusCode, domain: "HTTP",
-                    comment: HTTPURLResponse.localizedString(forStatusCode: http.statusCode)))
+                    comment: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
+                    responseHeaders: Self.headers(of: http)))
             stream.finish(error: error)
             return completionHandler(.cancel)
         }
         completionHandler(.allow)
+    }
+
+    /// A response's header fields as strings (what the error log shows of a failed request).
+    static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (key, value) in response.allHeaderFields {
+            fields[String(describing: key)] = String(describing: value)
+        }
+        return fields
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -115,7 +115,18 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             let reloadedEnd = playlist.mediaSequence + playlist.segments.count
             changed = reloadedEnd != listedEnd || playlist.hasEndList != old.hasEndList
             condition.withLock { lastFailure = nil }
-            guard changed else { continue }
+            guard changed else {
+                // Date ranges added or updated with no new segment still reach the source's readers.
+                if playlist.dateRanges != old.dateRanges {
+                    var updated = current
+                    updated.playlist.dateRanges = playlist.dateRanges
+                    updated.generation += 1
+                    condition.withLock { latest = updated }
+                    condition.broadcast()
+                    onChange(updated)
+                }
+                continue
+            }
             let removed = min(old.segments.count, max(0, playlist.mediaSequence - old.mediaSequence))
             let next = Snapshot(
                 playlist: playlist,

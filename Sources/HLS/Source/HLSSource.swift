@@ -50,6 +50,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private var publishedDateMapping: DateMapping?
     private var publishedLiveWindow: CMTimeRange?
     private var publishedTargetDuration: Double?
+    private var publishedDateRanges: [DateRangeDescription] = []
+    private var dateRangesObserver: (@Sendable () -> Void)?
 
     /// A source for the presentation at `url`.
     package init(url: URL, sourceOptions: SourceOptions = SourceOptions(), cancellation: Cancellation = Cancellation())
@@ -227,9 +229,16 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package var liveWindow: CMTimeRange? { publishLock.withLock { publishedLiveWindow } }
 
+    package var dateRanges: [DateRangeDescription] { publishLock.withLock { publishedDateRanges } }
+
+    package func observeDateRanges(_ handler: @escaping @Sendable () -> Void) {
+        publishLock.withLock { dateRangesObserver = handler }
+    }
+
     /// Publishes what the variant's playlist says for readers on other threads: every segment's program date time at
-    /// the container time its segment starts, and (live) the window. `startMicroseconds`: where its first segment
-    /// starts in container time. Any thread.
+    /// the container time its segment starts, (live) the window, and its date ranges. `startMicroseconds`: where its
+    /// first segment starts in container time. Any thread (the reading thread at open, then a live playlist's
+    /// refresher).
     private func publish(_ playlist: HLSMediaPlaylist, startMicroseconds: Int64) {
         let start = Double(startMicroseconds) / 1e6
         let anchors = playlist.segments.indices.compactMap { index in
@@ -241,11 +250,37 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             ? CMTimeRange(
                 start: CMTime(microseconds: startMicroseconds),
                 duration: CMTime(seconds: playlist.duration, preferredTimescale: 1_000_000)) : nil
-        publishLock.withLock {
+        let ranges = playlist.dateRanges.map(Self.description)
+        let observer: (@Sendable () -> Void)? = publishLock.withLock {
             publishedDateMapping = mapping
             publishedLiveWindow = window
             publishedTargetDuration = playlist.targetDuration
+            defer { publishedDateRanges = ranges }
+            return publishedDateRanges != ranges ? dateRangesObserver : nil
         }
+        observer?()
+    }
+
+    /// `range` for the engine: its attributes other than ID, CLASS, START-DATE, END-DATE and END-ON-NEXT by their
+    /// playlist names; the end from END-DATE, else START-DATE + DURATION.
+    static func description(_ range: HLSDateRange) -> DateRangeDescription {
+        var attributes: [(name: String, value: DateRangeDescription.Value)] = []
+        if let d = range.duration { attributes.append(("DURATION", .number(d))) }
+        if let d = range.plannedDuration { attributes.append(("PLANNED-DURATION", .number(d))) }
+        if let d = range.scte35Command { attributes.append(("SCTE35-CMD", .data(d))) }
+        if let d = range.scte35Out { attributes.append(("SCTE35-OUT", .data(d))) }
+        if let d = range.scte35In { attributes.append(("SCTE35-IN", .data(d))) }
+        for (name, value) in range.clientAttributes {
+            switch value {
+            case .string(let s), .enumerated(let s): attributes.append((name, .string(s)))
+            case .number(let n): attributes.append((name, .number(n)))
+            case .hexadecimal(let bytes): attributes.append((name, .data(Data(bytes))))
+            }
+        }
+        return DateRangeDescription(
+            id: range.id, classAttribute: range.classAttribute, startDate: range.startDate,
+            endDate: range.endDate ?? range.duration.map { range.startDate.addingTimeInterval($0) },
+            attributes: attributes)
     }
 
     /// The input holding stream `index` of the merged list, and the stream's index inside it.

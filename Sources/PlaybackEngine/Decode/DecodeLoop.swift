@@ -18,6 +18,12 @@ import FFmpegBridge
 ///   it, starts after it and at or before the target (with B-frames the next picture in time is often sent
 ///   earlier, the reference it was predicted from, or comes right after it). Everything else is sent with the
 ///   switches ``status`` holds (fast rates).
+/// - With ``previewsKeyframeAfterSerialChange`` (video), when the first packet of a new serial is a keyframe whose
+///   picture is the one due at the serial's exact-seek target (or there is no target: a keyframe seek, the start),
+///   the codec is drained right after it, so its picture comes out alone instead of after the codec's reorder delay
+///   and frame-threading pipeline (several more pictures decoded first). The codec is then flushed and the keyframe
+///   sent again for what follows; its second picture is discarded unseen. One extra keyframe decode buys the
+///   picture a seek waits for without the pictures behind it.
 ///
 /// Owned by one decode thread: every member except ``status`` belongs to it.
 final class DecodeLoop {
@@ -51,6 +57,9 @@ final class DecodeLoop {
     /// (video decoders; see the type's summary).
     var skipsNonReferenceBeforeTarget = false
 
+    /// Whether the keyframe that starts a new serial is decoded on its own first (see the type's summary).
+    var previewsKeyframeAfterSerialChange = false
+
     /// Queued packets looked at when deciding whether a picture can be skipped before a target: the next picture in
     /// time, when it comes after in decode order, is within the next few packets (B-frame runs are short).
     static let skipLookahead = 8
@@ -64,6 +73,16 @@ final class DecodeLoop {
     /// Presentation timestamps of the packets sent since the last keyframe of `packetSerial` (the keyframe's
     /// included), in decode order: pictures known to exist when deciding whether one can be skipped.
     private var sentSinceKeyframe: [Int64] = []
+    /// Packets of `packetSerial` sent to the codec, while its first picture has not come out (nil after).
+    private var sentBeforeFirstPicture: Int?
+    /// Whether the next packet taken is the first of `packetSerial` (a keyframe preview may start with it).
+    private var awaitsFirstPacket = false
+    /// The keyframe being previewed: sent, then the drain signal; sent again once the codec is drained and flushed.
+    private var previewKeyframe: Packet?
+    /// Whether the codec is draining after a previewed keyframe (its end of stream is the preview's, not the serial's).
+    private var previewDraining = false
+    /// The timestamp of the previewed keyframe sent again: its second picture is discarded.
+    private var suppressedTimestamp: Int64?
     /// Presentation timestamps of the packets of `packetSerial` sent with any skipping on, after the last frame
     /// out (see ``hasSkipped(after:before:)``).
     private var skippedTimestamps: [Int64] = []
@@ -74,6 +93,8 @@ final class DecodeLoop {
         case packet(Packet)
         /// The drain signal (`avcodec_send_packet(NULL)`).
         case endOfStream
+        /// The drain signal after a previewed keyframe.
+        case previewDrain
     }
 
     /// A loop feeding `codec` from `packets`, counting into `status`.
@@ -110,9 +131,24 @@ final class DecodeLoop {
                 switch try codec.receive(into: frame) {
                 case .frame:
                     status.countProduced()
+                    if let suppressed = suppressedTimestamp, let pts = frame.bestEffortTimestamp, pts <= suppressed {
+                        // The previewed keyframe's picture again (already out), or one before it that an open GOP
+                        // leads with (shown before the keyframe, so too late now).
+                        if pts < suppressed { status.countDropped() }
+                        frame.unref()
+                        continue
+                    }
+                    suppressedTimestamp = nil
+                    if let sent = sentBeforeFirstPicture {
+                        sentBeforeFirstPicture = nil
+                        status.noteFirstPicture(serial: serial, packetsSent: sent)
+                    }
                     if frame.isCorrupt { status.countDecodeError() }
                     return .frame(serial)
                 case .needsInput:
+                    return nil
+                case .endOfStream where previewDraining:
+                    finishPreview()
                     return nil
                 case .endOfStream:
                     codec.flush()
@@ -126,7 +162,10 @@ final class DecodeLoop {
                 if error.posixErrno == ENOMEM { return .fatal(error) }
                 status.countDecodeError()
                 consecutiveErrors += 1
-                if consecutiveErrors >= Self.maximumConsecutiveReceiveErrors { return nil }
+                if consecutiveErrors >= Self.maximumConsecutiveReceiveErrors {
+                    if previewDraining { finishPreview() }
+                    return nil
+                }
             }
         }
     }
@@ -162,6 +201,9 @@ final class DecodeLoop {
                 if serial != packetSerial {
                     codec.flush()
                     draining = false
+                    endPreview()
+                    awaitsFirstPacket = true
+                    sentBeforeFirstPicture = 0
                     sentSinceKeyframe.removeAll()
                     skippedTimestamps.removeAll()
                     packetSerial = serial
@@ -173,6 +215,41 @@ final class DecodeLoop {
             if packets.serial == packetSerial { return .input(input) }
             if case .packet(let packet) = input { packets.recycle(packet) }
         }
+    }
+
+    /// The previewed keyframe is out (the codec drained): flushes the codec and sends the keyframe again next, for the
+    /// pictures after it, discarding its second picture.
+    private func finishPreview() {
+        codec.flush()
+        previewDraining = false
+        if let keyframe = previewKeyframe {
+            previewKeyframe = nil
+            pending = .packet(keyframe)
+            suppressedTimestamp = keyframe.pts
+        }
+    }
+
+    /// Forgets a keyframe preview in progress (the codec was flushed for a new serial).
+    private func endPreview() {
+        previewDraining = false
+        suppressedTimestamp = nil
+        if let keyframe = previewKeyframe {
+            previewKeyframe = nil
+            packets.recycle(keyframe)
+        }
+    }
+
+    /// Whether `packet`, the first of the current serial, is a keyframe whose picture is the one due at the serial's
+    /// exact-seek target (or there is none), so it is decoded on its own first.
+    private func startsPreview(_ packet: Packet) -> Bool {
+        guard previewsKeyframeAfterSerialChange, packet.isKeyframe, let serial = packetSerial, let pts = packet.pts
+        else { return false }
+        guard let target = status.dropTarget(for: serial, packets: packets) else { return true }
+        let timeBase = packets.timeBase
+        let start = CMTime(ffmpeg: pts, timeBase: timeBase)
+        // A keyframe after the target is still the first picture shown; one before it is when it lasts past it.
+        guard packet.duration > 0 else { return target <= start }
+        return target < CMTime(ffmpeg: pts + packet.duration, timeBase: timeBase)
     }
 
     /// Whether a packet sent with skipping on in the current serial has a timestamp strictly between `earlier` and
@@ -208,6 +285,11 @@ final class DecodeLoop {
             skipsBeforeTarget = true
         }
         if codec.frameSkipping != skipping { codec.frameSkipping = skipping }
+        var previews = false
+        if case .packet(let packet) = input, awaitsFirstPacket {
+            awaitsFirstPacket = false
+            previews = !draining && startsPreview(packet)
+        }
         do {
             switch input {
             case .packet(let packet):
@@ -219,12 +301,18 @@ final class DecodeLoop {
                 }
                 if let pts = packet.pts { status.noteInput(end: pts + max(0, packet.duration)) }
                 if try codec.send(packet) {
+                    sentBeforeFirstPicture? += 1
                     if packet.isKeyframe { sentSinceKeyframe.removeAll() }
                     if let pts = packet.pts { sentSinceKeyframe.append(pts) }
                     if skipsBeforeTarget { status.countSentSkippingNonReference() }
                     if skipping != .none, let pts = packet.pts { skippedTimestamps.append(pts) }
+                    if previews {
+                        previewKeyframe = packet
+                        return send(.previewDrain)
+                    }
                     packets.recycle(packet)
                 } else {
+                    if previews { awaitsFirstPacket = true }
                     pending = .packet(packet)
                 }
             case .endOfStream:
@@ -234,10 +322,17 @@ final class DecodeLoop {
                 } else {
                     pending = .endOfStream
                 }
+            case .previewDrain:
+                if try codec.send(nil) {
+                    previewDraining = true
+                } else {
+                    pending = .previewDrain
+                }
             }
             return nil
         } catch {
             if case .packet(let packet) = input { packets.recycle(packet) }
+            if case .previewDrain = input { endPreview() }
             if error.posixErrno == ENOMEM { return error }
             status.countDecodeError()
             return nil

@@ -33,6 +33,8 @@ package final class DecoderStatus: @unchecked Sendable {
         var cachesPictures = false
         /// See ``DecoderStatus/pushedEnd(serial:)``.
         var pushedEnd: (serial: Serial, ticks: Int64)?
+        /// See ``DecoderStatus/packetsSentForFirstPicture(serial:)``.
+        var firstPicture: (serial: Serial, packetsSent: Int)?
     }
 
     /// Which serials an exact-seek target applies to.
@@ -84,6 +86,18 @@ package final class DecoderStatus: @unchecked Sendable {
     /// from there on are still to come out of the decoder.
     package func pushedEnd(serial: Serial) -> Int64? {
         lock.withLock { state.pushedEnd.flatMap { $0.serial == serial ? $0.ticks : nil } }
+    }
+
+    /// How many packets of `serial` the codec had been sent when the first picture of `serial` came out of it (the
+    /// keyframe sent twice by a preview counts twice); nil before that picture or for another serial. The work a seek
+    /// waits for: with B-frames and frame threading, a picture usually comes out only after several more are sent.
+    package func packetsSentForFirstPicture(serial: Serial) -> Int? {
+        lock.withLock { state.firstPicture.flatMap { $0.serial == serial ? $0.packetsSent : nil } }
+    }
+
+    /// Records the first picture of `serial` out of the codec (decode thread).
+    func noteFirstPicture(serial: Serial, packetsSent: Int) {
+        lock.withLock { state.firstPicture = (serial, packetsSent) }
     }
 
     /// Records the end of a frame of `serial` just pushed (decode thread).

@@ -86,6 +86,7 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         }
         loop = DecodeLoop(codec: codec, packets: packets, status: status)
         loop.skipsNonReferenceBeforeTarget = true
+        loop.previewsKeyframeAfterSerialChange = true
     }
 
     /// Starts the decode thread. Call once.
@@ -125,7 +126,10 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         loop.onSerialChange = { [unowned self] _ in
             nextTicks = nil
             lastOut = nil
+            held = nil
+            heldFrame.unref()
         }
+        loop.onEndOfStream = { [unowned self] serial in releaseHeld(serial: serial) }
         while true {
             switch loop.next() {
             case .aborted:
@@ -141,13 +145,30 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
         }
     }
 
-    /// Turns `frame` into a ``VideoFrame`` and pushes it. Returns false when the frame queue was aborted.
+    /// What is known of a picture out of the codec.
+    private struct Picture {
+        var serial: Serial
+        var ticks: Int64
+        var durationTicks: Int64
+        var pts: CMTime
+        var duration: CMTime
+        /// The picture the cache may link this one to (see ``PictureCache/insert(_:previous:)``).
+        var previous: CMTime?
+    }
+
+    /// A picture that ends at or before an exact-seek target, held until the next picture says whether it is the
+    /// one shown at the target (the next starts after the target: timestamps in milliseconds leave gaps between a
+    /// picture's end and the next one's start) or not (dropped). Decode thread only.
+    private var held: Picture?
+    /// The held picture's frame (blank when none is held); decode thread only.
+    private let heldFrame = Frame()
+
+    /// Turns `frame` into a ``VideoFrame`` and pushes it, unless it is before the exact-seek target: the picture
+    /// shown at the target is the last that starts at or before it. Returns false when the frame queue was aborted.
     private func deliver(_ frame: Frame, serial: Serial) -> Bool {
         let ticks = frame.bestEffortTimestamp ?? nextTicks ?? 0
         let durationTicks = frame.packetDuration > 0 ? frame.packetDuration : nominalFrameTicks
         nextTicks = ticks + durationTicks
-        let pts = CMTime(ffmpeg: ticks, timeBase: timeBase)
-        let duration = CMTime(ffmpeg: durationTicks, timeBase: timeBase)
         // The picture the cache may link this one to: the previous frame out, when nothing was skipped between.
         let errors = status.decodeErrorCount
         var previous: CMTime?
@@ -157,26 +178,63 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
             previous = CMTime(ffmpeg: last.ticks, timeBase: timeBase)
         }
         lastOut = (serial, ticks, errors)
-        let caching = pictureCache != nil && status.cachesPictures
-        if let dropTarget = status.dropTarget(for: serial, packets: packets) {
-            let end = durationTicks > 0 ? pts + duration : pts
-            if durationTicks > 0 ? end <= dropTarget : end < dropTarget {
-                // Decoded anyway: kept for the backward steps and scrubs that follow a seek a little way back, when
-                // it costs no conversion (other seeks keep only what they push: holding every dropped picture makes
-                // the codec allocate new buffers instead of reusing its own).
-                if caching, status.decodesEverythingBeforeTarget,
-                    outputPixelFormatType == nil || frame.wrappablePixelFormatType == outputPixelFormatType,
-                    let wrapped = frame.makePixelBuffer(attachments: attachments(for: frame))
-                {
-                    pictureCache?.insert(
-                        VideoFrame(
-                            pixelBuffer: wrapped, pts: pts, duration: duration, serial: serial,
-                            isKeyframe: frame.isKeyframe), previous: previous)
-                }
-                status.countDropped()
+        let picture = Picture(
+            serial: serial, ticks: ticks, durationTicks: durationTicks, pts: CMTime(ffmpeg: ticks, timeBase: timeBase),
+            duration: CMTime(ffmpeg: durationTicks, timeBase: timeBase), previous: previous)
+        let dropTarget = status.dropTarget(for: serial, packets: packets)
+        if let earlier = held {
+            held = nil
+            if earlier.serial == serial, let dropTarget, picture.pts <= dropTarget {
+                drop(heldFrame, earlier)
+            } else if earlier.serial == serial {
+                // This one starts after the target: the held one is the picture shown there.
+                let pushed = push(heldFrame, earlier)
+                heldFrame.unref()
+                if !pushed { return false }
+            } else {
+                heldFrame.unref()
+            }
+        }
+        if let dropTarget {
+            let end = picture.pts + picture.duration
+            if durationTicks > 0 ? end <= dropTarget : picture.pts < dropTarget {
+                held = picture
+                heldFrame.move(from: frame)
                 return true
             }
         }
+        return push(frame, picture)
+    }
+
+    /// Pushes the held picture (the end of its serial's stream came: it is the last picture before the target).
+    private func releaseHeld(serial: Serial) {
+        guard let earlier = held else { return }
+        held = nil
+        if earlier.serial == serial { _ = push(heldFrame, earlier) }
+        heldFrame.unref()
+    }
+
+    /// Drops `frame`, a picture before the exact-seek target, keeping it in the cache when that costs nothing.
+    private func drop(_ frame: Frame, _ picture: Picture) {
+        defer { frame.unref() }
+        // Decoded anyway: kept for the backward steps and scrubs that follow a seek a little way back, when it costs
+        // no conversion (other seeks keep only what they push: holding every dropped picture makes the codec allocate
+        // new buffers instead of reusing its own).
+        if pictureCache != nil, status.cachesPictures, status.decodesEverythingBeforeTarget,
+            outputPixelFormatType == nil || frame.wrappablePixelFormatType == outputPixelFormatType,
+            let wrapped = frame.makePixelBuffer(attachments: attachments(for: frame))
+        {
+            pictureCache?.insert(
+                VideoFrame(
+                    pixelBuffer: wrapped, pts: picture.pts, duration: picture.duration, serial: picture.serial,
+                    isKeyframe: frame.isKeyframe), previous: picture.previous)
+        }
+        status.countDropped()
+    }
+
+    /// Pushes `frame` to the frame queue (and the cache). Returns false when the frame queue was aborted.
+    private func push(_ frame: Frame, _ picture: Picture) -> Bool {
+        let serial = picture.serial
         if packets.serial != serial {
             status.countDropped()
             return true
@@ -186,11 +244,12 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
             return true
         }
         let video = VideoFrame(
-            pixelBuffer: pixelBuffer, pts: pts, duration: duration, serial: serial, isKeyframe: frame.isKeyframe)
-        if caching { pictureCache?.insert(video, previous: previous) }
+            pixelBuffer: pixelBuffer, pts: picture.pts, duration: picture.duration, serial: serial,
+            isKeyframe: frame.isKeyframe)
+        if pictureCache != nil && status.cachesPictures { pictureCache?.insert(video, previous: picture.previous) }
         let pushed = frames.push(video, serial: serial, cancelIf: { [packets] in packets.serial != serial })
         if pushed {
-            status.notePushed(end: ticks + durationTicks, serial: serial)
+            status.notePushed(end: picture.ticks + picture.durationTicks, serial: serial)
             status.countDecoded()
             return true
         }

@@ -15,4 +15,10 @@ package enum DemuxEvent: Sendable {
     case seekCompleted(target: CMTime)
     /// `avformat_seek_file` failed: nothing was flushed and reading continues where it was.
     case seekFailed(target: CMTime, error: FFmpegError)
+    /// The transport delivered new ICY metadata (`StreamTitle='…';`) while the packet at container time `time`
+    /// (nil: unknown) was read.
+    case icyMetadata(String, time: CMTime?)
+    /// A packet of a timed-metadata stream (ID3 tags of a `timed_id3` stream) was read: its bytes, its stream, its
+    /// container time (nil: unknown).
+    case timedMetadata([UInt8], stream: Int, time: CMTime?)
 }

@@ -106,13 +106,22 @@ package final class Demuxer: @unchecked Sendable {
     private var reachedEnd = false
     /// Consecutive failed reads.
     private var consecutiveErrors = 0
+    /// The ICY metadata last reported (demux thread).
+    private var lastICYMetadata: String?
+    /// Timed-metadata streams whose packets are reported (``DemuxEvent/timedMetadata(_:stream:time:)``), not queued.
+    private let metadataStreams: Set<Int>
 
-    /// A demuxer for the opened `source` routing stream index → queue; other streams are discarded.
+    /// A demuxer for the opened `source` routing stream index → queue, reporting the packets of `metadataStreams`
+    /// as they are read; other streams are discarded.
     ///
     /// Call on the thread that owns `source`; the demuxer owns it from ``start()`` until ``stop()`` returns.
-    package init(source: any MediaSource, streams: [Int: PacketQueue], limits: BufferLimits = BufferLimits()) {
+    package init(
+        source: any MediaSource, streams: [Int: PacketQueue], limits: BufferLimits = BufferLimits(),
+        metadataStreams: Set<Int> = []
+    ) {
         self.source = source
         self.streams = streams
+        self.metadataStreams = metadataStreams
         shared = Shared(limits: limits, streams: streams)
         let info = source.info
         streamKinds = info.streams.map(\.kind)
@@ -121,7 +130,7 @@ package final class Demuxer: @unchecked Sendable {
         } else {
             containerEnd = nil
         }
-        source.setDiscard(keepingStreams: Set(streams.keys))
+        source.setDiscard(keepingStreams: Set(streams.keys).union(metadataStreams))
         for queue in streams.values { queue.setConsumerWakeup(control) }
     }
 
@@ -322,14 +331,37 @@ package final class Demuxer: @unchecked Sendable {
         case .packet:
             consecutiveErrors = 0
             let index = scratch.streamIndex
+            if !source.isLocal { reportICYMetadata(packetStream: index) }
             if let queue = streams[index], !isAttachedPicture(index) {
                 queue.put(movingFrom: scratch)
+            } else if metadataStreams.contains(index) {
+                reportTimedMetadata(stream: index)
+                scratch.unref()
             } else {
                 scratch.unref()
             }
             let bytes = source.bytesRead
             control.withLock { shared.bytesRead = bytes }
         }
+    }
+
+    /// Reports the timed-metadata packet in `scratch` (stream `index`).
+    private func reportTimedMetadata(stream index: Int) {
+        let time = (scratch.pts ?? scratch.dts).flatMap { ts in
+            source.timeBase(ofStream: index).map { CMTime(ffmpeg: ts, timeBase: $0) }
+        }
+        let bytes = scratch.withData { Array($0) }
+        control.withLock { shared.onEvent }?(.timedMetadata(bytes, stream: index, time: time))
+    }
+
+    /// Reports the transport's ICY metadata when it changed while the packet in `scratch` was read.
+    private func reportICYMetadata(packetStream index: Int) {
+        guard let icy = source.icyMetadata, icy != lastICYMetadata else { return }
+        lastICYMetadata = icy
+        let time = (scratch.pts ?? scratch.dts).flatMap { ts in
+            source.timeBase(ofStream: index).map { CMTime(ffmpeg: ts, timeBase: $0) }
+        }
+        control.withLock { shared.onEvent }?(.icyMetadata(icy, time: time))
     }
 
     /// Queues end-of-stream markers, publishes the state and reports `event`.
@@ -501,7 +533,7 @@ package final class Demuxer: @unchecked Sendable {
     private func apply(_ newStreams: [Int: PacketQueue]) {
         let old = streams
         streams = newStreams
-        source.setDiscard(keepingStreams: Set(newStreams.keys))
+        source.setDiscard(keepingStreams: Set(newStreams.keys).union(metadataStreams))
         for (index, queue) in old where newStreams[index] !== queue {
             queue.setConsumerWakeup(nil)
         }

@@ -6,6 +6,23 @@ extension ItemSession {
     /// The source's record of its transfers and failed requests (HLS); nil for files.
     package var networkLog: NetworkLog? { openedSource?.networkLog }
 
+    /// The date ranges the presentation announces (HLS `EXT-X-DATERANGE`) as last known; empty for files.
+    package var dateRanges: [DateRangeDescription] { openedSource?.dateRanges ?? [] }
+
+    /// Calls `handler` after every change of ``dateRanges`` that the source reports (on its reading thread), also
+    /// while playback waits; handlers added before the source opened are installed when it opens. Any thread.
+    package func addDateRangesObserver(_ handler: @escaping @Sendable () -> Void) {
+        lock.withLock { dateRangesObservers.append(handler) }
+    }
+
+    /// Routes the source's date-range changes to the observers (called once the source is open).
+    func forwardDateRangeChanges(of source: any MediaSource) {
+        source.observeDateRanges { [weak self] in
+            guard let self else { return }
+            for observer in self.lock.withLock({ self.dateRangesObservers }) { observer() }
+        }
+    }
+
     /// Whether the item is a live stream (its seekable range moves; it has no duration).
     package var isLive: Bool { openedSource?.liveWindow != nil }
 

@@ -34,6 +34,12 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var seekFailed = false
     /// Reads the selected subtitle stream's cues (see `ItemSession+Subtitles.swift`).
     var subtitleReader: SubtitleTrackReader?
+    /// Reads the timed ID3 streams of a local input into ``timedMetadata`` (nil when there are none).
+    var metadataReader: TimedMetadataReader?
+    /// The item's timed metadata (ID3 tags, ICY titles), filled as it is found.
+    package let timedMetadata = TimedMetadataStore()
+    /// Told of the source's date-range changes (``addDateRangesObserver(_:)``); guarded by `lock`.
+    var dateRangesObservers: [@Sendable () -> Void] = []
 
     // Guarded by `lock` (swapped when the played streams change during playback).
     private var _videoPackets: PacketQueue?
@@ -102,6 +108,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
         guard started else { throw FFmpegError.exit }
         try source.open()
+        forwardDateRangeChanges(of: source)
         let info = source.info
         if let preferences = descriptor.streamPreferences {
             (descriptor.videoStream, descriptor.audioStream) = StreamChooser.choose(
@@ -123,7 +130,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
         var limits = BufferLimits()
         if let forward = descriptor.forwardBufferDuration, forward > 0 { limits.forwardDuration = forward }
-        let demuxer = Demuxer(source: source, streams: queues, limits: limits)
+        // A network input's ID3 streams come with the played packets (a second pass would download it again).
+        let metadataStreams =
+            source.isLocal ? [] : Set(info.streams.filter(TimedMetadataReader.reads).map(\.index))
+        let demuxer = Demuxer(source: source, streams: queues, limits: limits, metadataStreams: metadataStreams)
         demuxer.onEvent = { [weak self] event in self?.demuxEvent(event) }
         demuxer.onSeek = { [weak self] target, _ in self?.seekPerformed(target: target, failed: false) }
 
@@ -149,6 +159,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         video?.2.start()
         audio?.2.start()
         demuxer.start()
+        startTimedMetadataReader(streams: info.streams, local: source.isLocal)
         try waitForFirstFrames()
     }
 
@@ -201,6 +212,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
                 return _onReadError
             }
             callback?(e)
+        case .icyMetadata(let text, let time):
+            addICYMetadata(text, at: time.map(itemTime) ?? .zero)
+        case .timedMetadata(let bytes, let stream, let time):
+            addID3Tag(bytes, stream: stream, at: time.map(itemTime))
         default:
             break
         }
@@ -566,6 +581,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             return subtitleReader
         }
         subtitles?.stop()
+        lock.withLock {
+            defer { metadataReader = nil }
+            return metadataReader
+        }?.stop()
         guard let parts, let (source, d, v, a) = parts else { return }
         source.interrupt()
         for q in [videoPackets, audioPackets] { q?.abort() }

@@ -51,15 +51,20 @@ package final class NetworkLog: @unchecked Sendable {
         /// "HTTP" for a status, else the transport's error domain.
         package var domain: String
         package var comment: String
+        /// The response's header fields, when a response came (an HTTP status).
+        package var responseHeaders: [String: String]?
 
-        package init(date: Date, uri: String, serverAddress: String?, statusCode: Int, domain: String, comment: String)
-        {
+        package init(
+            date: Date, uri: String, serverAddress: String?, statusCode: Int, domain: String, comment: String,
+            responseHeaders: [String: String]? = nil
+        ) {
             self.date = date
             self.uri = uri
             self.serverAddress = serverAddress
             self.statusCode = statusCode
             self.domain = domain
             self.comment = comment
+            self.responseHeaders = responseHeaders
         }
     }
 

@@ -26,6 +26,11 @@ package protocol VideoWindow: VideoFrameSink {
     func open()
     /// Closes the window and forgets the picture.
     func close()
+    /// Draws over each picture, in the video rectangle, the cues shown at the picture's item time of the store
+    /// `source` names, styled as it says (nil: no subtitles). The window asks `source` on its own thread with each new
+    /// picture and a few times a second between (so a selection or style changed while paused shows), and redraws
+    /// when the answer changes or the store learns of more cues. `source` must return quickly.
+    func setSubtitleSource(_ source: (@Sendable () -> SubtitleSelection)?)
     /// Shows `buffer` (item time `itemTime`) next, replacing any picture not yet drawn. Never waits.
     func show(_ buffer: CVPixelBuffer, itemTime: CMTime)
     /// The window's output as drawn next (waits for the next draw, up to `timeout` seconds); nil without a window or

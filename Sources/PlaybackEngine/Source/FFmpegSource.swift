@@ -112,6 +112,8 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
 
     package func attachedPicture(stream index: Int) -> Packet? { opened.attachedPicture(stream: index) }
 
+    package var icyMetadata: String? { isLocal ? nil : opened.icyMetadataPacket }
+
     package var isAtEndOfInput: Bool { opened.isAtEndOfInput }
 
     package var ioError: FFmpegError? { opened.ioError }

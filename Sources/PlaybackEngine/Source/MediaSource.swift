@@ -108,6 +108,19 @@ package protocol MediaSource: AnyObject, Sendable {
     /// The source's own record of its network transfers and failed requests (HLS); nil when libavformat does the
     /// I/O (files, progressive HTTP). Any thread.
     var networkLog: NetworkLog? { get }
+
+    /// The date ranges the presentation announces (HLS `EXT-X-DATERANGE`), in playlist order, as last known; empty
+    /// for media without them (files). Any thread.
+    var dateRanges: [DateRangeDescription] { get }
+
+    /// Calls `handler` (on a thread of the source's — its reading thread, or the one reloading a live playlist — no
+    /// lock held) after every change of ``dateRanges`` (a live playlist reloaded while playback waits, say). Any
+    /// thread; one handler, the last set.
+    func observeDateRanges(_ handler: @escaping @Sendable () -> Void)
+
+    /// The last SHOUTcast/Icecast (ICY) metadata block the transport delivered (`StreamTitle='…';`), nil when none
+    /// (files, and streams without ICY metadata). The reading thread.
+    var icyMetadata: String? { get }
 }
 
 extension MediaSource {
@@ -136,6 +149,15 @@ extension MediaSource {
 
     /// libavformat's I/O keeps no such record.
     package var networkLog: NetworkLog? { nil }
+
+    /// Files announce no date ranges.
+    package var dateRanges: [DateRangeDescription] { [] }
+
+    /// Files announce no date ranges: nothing to observe.
+    package func observeDateRanges(_ handler: @escaping @Sendable () -> Void) {}
+
+    /// Only libavformat's HTTP protocol delivers ICY metadata.
+    package var icyMetadata: String? { nil }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {

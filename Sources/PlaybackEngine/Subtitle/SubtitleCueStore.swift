@@ -90,11 +90,16 @@ package final class SubtitleCueStore: @unchecked Sendable {
     /// Every cue so far, in start order.
     package var allCues: [SubtitleCue] { lock.withLock { cues } }
 
-    /// Where cue `i` ends: its own end, else the next later start (or never).
+    /// Where cue `i` ends: its own end, else the next later start (or never). A picture (PGS, DVB, VobSub) ends at the
+    /// next later start even when its own end is later: a bitmap stream's next subtitle (or empty clearing one)
+    /// replaces what is on screen, whatever the previous one's display time said (DVB's page time-out, for one, is
+    /// a maximum; mpv and ffplay replace them the same way).
     private func end(of i: Int) -> CMTime {
-        if let e = cues[i].end { return e }
         let start = cues[i].start
-        return cues[(i + 1)...].first { $0.start > start }?.start ?? .positiveInfinity
+        let next = cues[(i + 1)...].first { $0.start > start }?.start
+        guard let e = cues[i].end else { return next ?? .positiveInfinity }
+        if let next, cues[i].regions.contains(where: \.isBitmap) { return min(e, next) }
+        return e
     }
 
     /// The cues with regions shown at `t` playing forwards (`start <= t < end`), in start order.

@@ -1,0 +1,59 @@
+import CoreMedia
+import FFmpegBridge
+import Foundation
+
+// The item's timed metadata: a file's ID3 streams read ahead by a ``TimedMetadataReader`` of its own; a network
+// input's ID3 tags and ICY metadata as the demux thread reads them.
+extension ItemSession {
+    /// Starts reading the timed ID3 streams among `streams` into ``timedMetadata``, when the input is on this
+    /// machine (a second pass over a network input would download it again) and has any.
+    func startTimedMetadataReader(streams: [StreamInfo], local: Bool) {
+        let indices = Set(streams.filter(TimedMetadataReader.reads).map(\.index))
+        guard local, !indices.isEmpty else { return }
+        let reader = TimedMetadataReader(
+            source: makeIndependentSource(), streamIndices: indices, timeOrigin: descriptor.timeOrigin,
+            store: timedMetadata)
+        let installed: Bool = lock.withLock {
+            if stopped || metadataReader != nil { return false }
+            metadataReader = reader
+            return true
+        }
+        if installed { reader.start() }
+    }
+
+    /// Adds an ID3 tag of stream `stream` read with the played packets (network inputs) at `itemTime`.
+    func addID3Tag(_ bytes: [UInt8], stream: Int, at itemTime: CMTime?) {
+        let frames = ID3Tag.frames(bytes)
+        guard let itemTime, !frames.isEmpty else { return }
+        timedMetadata.add(TimedMetadataSample(streamIndex: stream, time: max(.zero, itemTime), payload: .id3(frames)))
+    }
+
+    /// Adds an ICY metadata block (`StreamTitle='…';StreamUrl='…';`) that arrived with the packet at `itemTime`.
+    func addICYMetadata(_ text: String, at itemTime: CMTime) {
+        let fields = Self.icyFields(text)
+        guard !fields.isEmpty else { return }
+        timedMetadata.add(TimedMetadataSample(streamIndex: nil, time: max(.zero, itemTime), payload: .icy(fields)))
+    }
+
+    /// The `key='value';` fields of an ICY metadata block, in order (a value may contain quotes and semicolons;
+    /// it ends at the first `';` followed by another key or the end).
+    static func icyFields(_ text: String) -> [(key: String, value: String)] {
+        var fields: [(key: String, value: String)] = []
+        var rest = Substring(text)
+        while let eq = rest.range(of: "='") {
+            let key = rest[..<eq.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines.union(["\0"]))
+            var after = rest[eq.upperBound...]
+            var value = ""
+            if let end = after.range(of: "';") {
+                value = String(after[..<end.lowerBound])
+                after = after[end.upperBound...]
+            } else {
+                value = String(after.prefix { $0 != "'" })
+                after = ""
+            }
+            if !key.isEmpty { fields.append((key, value)) }
+            rest = after
+        }
+        return fields
+    }
+}
