@@ -167,4 +167,15 @@ final class HLSLiveOffsetTests: XCTestCase {
         XCTAssertFalse(
             afterStall.contains { $0 < 100 }, "the loop's first segments were skipped: \(afterStall.prefix(20))")
     }
+
+    func test_aCopy_keepsTheLiveSettings() {
+        let item = AVPlayerItem(url: server.url(path))
+        item.configuredTimeOffsetFromLive = CMTime(seconds: 5, preferredTimescale: 1)
+        item.automaticallyPreservesTimeOffsetFromLive = true
+        item.canUseNetworkResourcesForLiveStreamingWhilePaused = true
+        let copy = item.copy() as! AVPlayerItem
+        XCTAssertEqual(copy.configuredTimeOffsetFromLive, CMTime(seconds: 5, preferredTimescale: 1))
+        XCTAssertTrue(copy.automaticallyPreservesTimeOffsetFromLive)
+        XCTAssertTrue(copy.canUseNetworkResourcesForLiveStreamingWhilePaused)
+    }
 }

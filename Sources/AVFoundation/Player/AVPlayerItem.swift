@@ -146,6 +146,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             $0.audioTimePitchAlgorithm = s.audioTimePitchAlgorithm
             $0.preferredPeakBitRate = s.preferredPeakBitRate
             $0.preferredMaximumResolution = s.preferredMaximumResolution
+            $0.configuredTimeOffsetFromLive = s.configuredTimeOffsetFromLive
+            $0.automaticallyPreservesTimeOffsetFromLive = s.automaticallyPreservesTimeOffsetFromLive
+            $0.canUseNetworkResourcesForLiveStreamingWhilePaused = s.canUseNetworkResourcesForLiveStreamingWhilePaused
         }
         copy.audioMix = audioMix
         copy.videoComposition = videoComposition
