@@ -64,6 +64,14 @@ final class CustomIO {
         context.pointee.error = 0
     }
 
+    /// Forgets a failure the reader reported, keeping the position and what is buffered: reading asks the reader
+    /// again (after it threw `FFmpegError.tryAgain` to give its thread back).
+    func clearError() {
+        guard let context else { return }
+        context.pointee.eof_reached = 0
+        context.pointee.error = 0
+    }
+
     /// The C read callback: `opaque` is the retained ``ReaderBox``.
     private static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 =
         { opaque, buffer, size in
@@ -101,6 +109,13 @@ extension FormatContext {
     /// The short name of the demuxer reading the input ("mpegts", "mov,mp4,m4a,3gp,3g2,mj2" …).
     public var formatName: String {
         raw.pointee.iformat.pointee.name.map { String(cString: $0) } ?? ""
+    }
+
+    /// Lets reading go on after the reader threw `FFmpegError.tryAgain` (it gave its thread back without bytes, at a
+    /// boundary between whole packets): the I/O context forgets the failure and asks the reader again. Only for an
+    /// input opened with a reader.
+    public func resumeAfterReaderYielded() {
+        customIO?.clearError()
     }
 
     /// Forgets the bytes and packets read ahead, so that reading continues with what the reader delivers next (the

@@ -47,6 +47,15 @@ public final class Packet: @unchecked Sendable {
         return true
     }
 
+    /// Re-expresses the timestamps and duration, given in time base `from`, in time base `to`
+    /// (`av_packet_rescale_ts`), then adds `offset` (in `to`) to the known timestamps: how a source re-bases a
+    /// stream whose timestamps jump (an HTTP Live Streaming discontinuity) onto one timeline.
+    public func retime(from: Rational, to: Rational, adding offset: Int64) {
+        if from != to { av_packet_rescale_ts(pointer, from.av, to.av) }
+        if pointer.pointee.pts != Rational.noPTS { pointer.pointee.pts += offset }
+        if pointer.pointee.dts != Rational.noPTS { pointer.pointee.dts += offset }
+    }
+
     /// Drops the payload, keeping the allocation for reuse.
     public func unref() { av_packet_unref(pointer) }
 

@@ -110,6 +110,11 @@ final class HLSFaultTests: XCTestCase {
         let item = AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
         // The first variant only (one variant period, so one access-log event covers every transfer).
         item.oavfVariantPolicy = StayOnVariant()
+        // No subtitles: the default English rendition's reader would fetch its segments on its own schedule, racing
+        // the byte count (its requests are counted in HLSSubtitleTests).
+        if let legible = item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible) {
+            item.select(nil, in: legible)
+        }
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.replaceCurrentItem(with: item)
         v.player.play()

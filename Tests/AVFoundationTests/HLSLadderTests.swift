@@ -23,7 +23,7 @@ final class HLSLadderTests: XCTestCase {
         let asset = AVURLAsset(url: masterURL)
         let (duration, tracks) = try await asset.load(.duration, .tracks)
         XCTAssertEqual(duration.seconds, HLSFixture.ts.facts.duration, accuracy: 0.05)
-        XCTAssertEqual(tracks.map(\.mediaType), [.video, .audio, .audio])
+        XCTAssertEqual(tracks.map(\.mediaType), [.video, .audio, .audio, .subtitle])
         let group = try await asset.loadMediaSelectionGroup(for: .audible)
         let audible = try XCTUnwrap(group)
         XCTAssertEqual(audible.options.map(\.displayName), ["English", "Français"])

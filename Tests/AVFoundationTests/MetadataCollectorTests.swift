@@ -64,6 +64,8 @@ final class MetadataCollectorTests: XCTestCase {
         }
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: server.url("hls/ts/live_dateranges.m3u8"))
+        // Reloads go on while paused (below) only when the item may use the network then.
+        item.canUseNetworkResourcesForLiveStreamingWhilePaused = true
         let all = AVPlayerItemMetadataCollector()
         let allLog = CollectorLog()
         all.setDelegate(allLog, queue: allLog.queue)
@@ -126,7 +128,7 @@ final class MetadataCollectorTests: XCTestCase {
         XCTAssertEqual(adSecond.groups[1].items.compactMap(\.stringValue), ["ad 2"])
 
         // Paused, with no new segment: a reload that only changes a date range still reaches the collectors (the
-        // player waits at the live edge, reloading).
+        // item may use the network while paused, so its playlist is reloaded).
         v.player.pause()
         ranges.withLock { $0 = [Self.ad1 + #",X-COM-EXAMPLE-SEEN="paused""#, Self.chapterEnded, Self.ad2] }
         waitUntil("collection while paused", timeout: 30) { allLog.calls.count >= 3 && adLog.calls.count >= 3 }

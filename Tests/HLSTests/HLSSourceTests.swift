@@ -46,7 +46,9 @@ final class HLSSourceTests: XCTestCase {
         for fixture in [HLSFixture.ts, .fmp4] {
             let source = HLSSource(url: server.url(fixture.rawValue))
             try source.open()
-            XCTAssertEqual(source.info.streams.map(\.kind), [.video, .audio, .audio], "\(fixture)")
+            // The subtitle rendition (TS ladder only) is the last stream; the source itself never reads it.
+            let subtitles: [StreamKind] = fixture == .ts ? [.subtitle] : []
+            XCTAssertEqual(source.info.streams.map(\.kind), [.video, .audio, .audio] + subtitles, "\(fixture)")
             source.setDiscard(keepingStreams: [0, 1])
             let counts = try readAll(source)
             XCTAssertEqual(counts[0], fixture.facts.video.frameCount, "\(fixture)")
@@ -77,5 +79,45 @@ extension HLSSourceTests {
                 XCTAssertEqual(seconds, segmentStart, accuracy: 0.1, "\(path) at \(target)")
             }
         }
+    }
+
+    /// The subtitle rendition's own source reads its segments' cues in order, on the variant's MPEG-TS clock (each
+    /// segment's X-TIMESTAMP-MAP), and fetches nothing else.
+    func test_subtitleSource_readsTheRenditionsCues_onTheVariantsClock() throws {
+        let source = HLSSource(url: server.url(HLSFixture.ts.rawValue))
+        try source.open()
+        let index = try XCTUnwrap(source.info.streams.firstIndex { $0.kind == .subtitle })
+        XCTAssertEqual(source.kind(ofStream: index), .subtitle)
+        XCTAssertEqual(try source.codecParameters(stream: index).codecName, "webvtt")
+        XCTAssertNil(source.makeSubtitleSource(stream: 0), "the variant's video is not read twice")
+        let before = server.requestLog.count
+        let subtitles = try XCTUnwrap(source.makeSubtitleSource(stream: index))
+        try subtitles.open()
+        let timeBase = try XCTUnwrap(subtitles.timeBase(ofStream: index))
+        let packet = Packet()
+        var starts: [Double] = []
+        while case .packet = try subtitles.read(into: packet) {
+            XCTAssertEqual(packet.streamIndex, index)
+            starts.append(CMTime(ffmpeg: try XCTUnwrap(packet.pts), timeBase: timeBase).seconds)
+        }
+        // The first picture's MPEG-TS time, 132000 / 90000 s, is the cues' zero.
+        let zero = 132_000.0 / 90_000
+        let expected = HLSFixture.ts.facts.subtitleRenditions[0].cues.map { zero + $0.start }
+        XCTAssertEqual(starts.count, expected.count)
+        for (got, want) in zip(starts, expected) { XCTAssertEqual(got, want, accuracy: 1e-6) }
+        let paths = server.requestLog.dropFirst(before).map(\.path)
+        XCTAssertTrue(paths.allSatisfy { $0.contains("subs_eng") }, "\(paths)")
+    }
+
+    func test_webVTTTimestampMap_givesTheSegmentsOffset() {
+        func offset(_ header: String) -> Int64 {
+            HLSSubtitleRendition.timestampOffset(ofSegment: Data((header + "\n\n00:01.000 --> 00:02.000\nx\n").utf8))
+        }
+        XCTAssertEqual(offset("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00:00.000"), 10_000_000)
+        XCTAssertEqual(offset("WEBVTT\nX-TIMESTAMP-MAP=LOCAL:00:00:02.500,MPEGTS:900000"), 7_500_000)
+        XCTAssertEqual(offset("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:90000,LOCAL:01:00.000"), 1_000_000 - 60_000_000)
+        XCTAssertEqual(offset("WEBVTT"), 0, "no map: cue time 0 is MPEG-TS time 0")
+        XCTAssertEqual(offset("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:abc,LOCAL:00:00.000"), 0, "malformed")
+        XCTAssertEqual(offset("WEBVTT\n\nX-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00.000"), 0, "not in the header")
     }
 }

@@ -5,9 +5,10 @@ import PlaybackEngine
 /// `EXT-X-DATERANGE`, as an ``AVPlayerItemMetadataCollector`` delivers it.
 ///
 /// From a date range: ``startDate`` is its `START-DATE`; ``endDate`` its `END-DATE`, else `START-DATE` +
-/// `DURATION` (nil while neither is known); ``classifyingLabel`` its `CLASS`; ``uniqueID`` its `ID`; ``items`` one
-/// per other attribute (`DURATION`, `PLANNED-DURATION`, `SCTE35-CMD`/`-OUT`/`-IN`, every `X-…`), in the key space
-/// ``AVMetadataKeySpace/hlsDateRange`` (identifier `lsdr/<name>`) with the attribute's name as key, a quoted string
+/// `DURATION` (nil while neither is known); ``classifyingLabel`` its `CLASS`; ``uniqueID`` its `ID`;
+/// ``AVMetadataGroup/items`` one per other attribute (`DURATION`, `PLANNED-DURATION`, `SCTE35-CMD`/`-OUT`/`-IN`,
+/// every `X-…`), in the key space ``AVMetadataKeySpace/hlsDateRange`` (identifier `lsdr/<name>`) with the
+/// attribute's name as key, a quoted string
 /// as `NSString`, a number as `NSNumber` and a hexadecimal sequence as `NSData`; each item's `startDate` is the
 /// range's.
 ///

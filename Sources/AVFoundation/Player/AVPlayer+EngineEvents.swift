@@ -50,6 +50,7 @@ extension AVPlayer {
         case .stalled(let session):
             if let item = item(for: session) {
                 mutate { s in if var p = s.playStart { p.stalls += 1; s.playStart = p } }
+                item.liveItemStalled(session)
                 NotificationCenter.default.post(name: AVPlayerItem.playbackStalledNotification, object: item)
             }
         case .bufferChanged(let session, let b):

@@ -48,8 +48,9 @@ extension AVPlayerItem {
         let seekable = seekableTimeRanges.map(\.timeRangeValue)
         let inside = seekable.contains { $0.containsTime(time) || $0.end == time }
         if !inside, session.isLive, let window = session.seekableRange {
-            // A live window moves on: a seek behind it lands at its start, one past the live edge at the edge.
-            time = min(max(time, window.start), window.end)
+            // A live window moves on: a seek behind it lands at its start, one past the live edge at the edge, one to
+            // positive infinity at the configured offset from the edge.
+            time = time.isPositiveInfinity ? liveEdgeSeekTime(in: window) : min(max(time, window.start), window.end)
         } else if !inside {
             completionHandler?(false)
             return

@@ -355,6 +355,11 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         // The item's timebase moves at the rate only while playing.
         currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
+        if status == .playing {
+            currentItem?.catchUpWithLiveWindow()
+            currentItem?.liveItemResumedAfterStall()
+        }
+        currentItem?.updateLiveNetworkUse()
     }
 
     // MARK: Audio

@@ -158,6 +158,7 @@ extension AVPlayerItem {
                 descriptor.sourceOptions.maximumResolution = SourceOptions.PixelSize(
                     width: Int(resolution.width), height: Int(resolution.height))
             }
+            descriptor.sourceOptions.liveStartOffset = item.liveStartOffsetOption
         }
         descriptor.sourceFactory = .avFoundation
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming
@@ -232,6 +233,8 @@ extension AVPlayerItem {
         }
         // The selection is what plays before anyone sees the item ready.
         applyMediaSelectionCriteria(becomingReady: true)
+        if let session { liveItemBecameReady(session) }
+        updateLiveNetworkUse()
         set(\.status) { s in
             s.readyDate = now
             s.status = .readyToPlay
@@ -331,6 +334,7 @@ extension AVPlayerItem {
         let ranges = [NSValue(timeRange: CMTimeRange(start: max(window.start, .zero), end: window.end))]
         guard read({ $0.seekableTimeRanges }) != ranges else { return }
         set([\.seekableTimeRanges]) { s in s.seekableTimeRanges = ranges }
+        if let player, player.currentItem === self, player.rate != 0 { catchUpWithLiveWindow() }
     }
 
     func appendErrorLog(_ error: AVError) {

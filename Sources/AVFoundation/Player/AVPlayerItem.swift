@@ -69,6 +69,14 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var preferredMaximumResolution = CGSize.zero
         var preferredMaximumResolutionForExpensiveNetworks = CGSize.zero
         var canUseNetworkResourcesForLiveStreamingWhilePaused = false
+        /// The live offsets (see `AVPlayerItem+LiveOffset.swift`): the app's (invalid: not set), the recommended one
+        /// (invalid until a live item is ready), and the offset from the window's end when the last stall began.
+        var configuredTimeOffsetFromLive = CMTime.invalid
+        var recommendedTimeOffsetFromLive = CMTime.invalid
+        var automaticallyPreservesTimeOffsetFromLive = false
+        var liveOffsetAtStall: CMTime?
+        /// A seek to the live window's start is on its way (the playhead fell behind the window).
+        var liveCatchUpPending = false
         var startsOnFirstEligibleVariant = false
         var variantPreferences: AVVariantPreferences = []
         /// The app's variant policy (OpenAVFoundation extension), handed to each session's source.
@@ -148,6 +156,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             $0.startsOnFirstEligibleVariant = s.startsOnFirstEligibleVariant
             $0.variantPreferences = s.variantPreferences
             $0.variantPolicy = s.variantPolicy
+            $0.configuredTimeOffsetFromLive = s.configuredTimeOffsetFromLive
+            $0.automaticallyPreservesTimeOffsetFromLive = s.automaticallyPreservesTimeOffsetFromLive
+            $0.canUseNetworkResourcesForLiveStreamingWhilePaused = s.canUseNetworkResourcesForLiveStreamingWhilePaused
         }
         copy.audioMix = audioMix
         copy.videoComposition = videoComposition
@@ -252,7 +263,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// Takes effect with live streaming (stored and observable until then).
+    /// Whether a paused live item keeps reloading its playlists (its `seekableTimeRanges` stay current). Default
+    /// false: while the item's player is paused no playlist is reloaded (what is listed may still be fetched into
+    /// the buffer), and a playhead the window left behind meanwhile resumes at the window's start.
     open var canUseNetworkResourcesForLiveStreamingWhilePaused: Bool {
         get {
             access(\.canUseNetworkResourcesForLiveStreamingWhilePaused) {
@@ -263,6 +276,43 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             set(\.canUseNetworkResourcesForLiveStreamingWhilePaused) {
                 $0.canUseNetworkResourcesForLiveStreamingWhilePaused = newValue
             }
+            updateLiveNetworkUse()
+        }
+    }
+
+    /// The offset from the live edge at which a live item starts playing, and resumes after a seek to
+    /// `.positiveInfinity`. Until set, the ``recommendedTimeOffsetFromLive``; `.invalid` for content that is not
+    /// live. Set it before the item is given to a player for it to choose where playback starts (Apple reads it at
+    /// that time too); the start lands on the segment holding that time.
+    open var configuredTimeOffsetFromLive: CMTime {
+        get {
+            // Live once ready (the recommended offset is then valid); before ready, what the app set.
+            access(\.configuredTimeOffsetFromLive) { s in
+                if s.status == .unknown { return s.configuredTimeOffsetFromLive }
+                guard s.recommendedTimeOffsetFromLive.isValid else { return .invalid }
+                return s.configuredTimeOffsetFromLive.isValid
+                    ? s.configuredTimeOffsetFromLive : s.recommendedTimeOffsetFromLive
+            }
+        }
+        set {
+            let offset = newValue.isNumeric && newValue >= .zero ? newValue : CMTime.invalid
+            set(\.configuredTimeOffsetFromLive) { $0.configuredTimeOffsetFromLive = offset }
+        }
+    }
+
+    /// A recommended offset from the live edge: three target durations (the distance RFC 8216 §6.3.3 keeps from the
+    /// edge), one more after each stall of a live item (the network did not keep up), at most the window's length.
+    /// `.invalid` for content that is not live. Changes post ``recommendedTimeOffsetFromLiveDidChangeNotification``.
+    open var recommendedTimeOffsetFromLive: CMTime {
+        access(\.recommendedTimeOffsetFromLive) { $0.recommendedTimeOffsetFromLive }
+    }
+
+    /// Whether, after a stall of a live item, the player seeks forward to restore the playhead's offset from the end
+    /// of `seekableTimeRanges` as it was when the stall began. Default false; no effect on content that is not live.
+    open var automaticallyPreservesTimeOffsetFromLive: Bool {
+        get { access(\.automaticallyPreservesTimeOffsetFromLive) { $0.automaticallyPreservesTimeOffsetFromLive } }
+        set {
+            set(\.automaticallyPreservesTimeOffsetFromLive) { $0.automaticallyPreservesTimeOffsetFromLive = newValue }
         }
     }
 

@@ -10,6 +10,8 @@ extension NSNotification.Name {
     public static let AVPlayerItemTimeJumped = NSNotification.Name("AVPlayerItemTimeJumpedNotification")
     public static let AVPlayerItemNewAccessLogEntry = NSNotification.Name("AVPlayerItemNewAccessLogEntryNotification")
     public static let AVPlayerItemNewErrorLogEntry = NSNotification.Name("AVPlayerItemNewErrorLogEntryNotification")
+    public static let AVPlayerItemRecommendedTimeOffsetFromLiveDidChange = NSNotification.Name(
+        "AVPlayerItemRecommendedTimeOffsetFromLiveDidChangeNotification")
 }
 
 /// `userInfo` key of `AVPlayerItemFailedToPlayToEndTime`: the `NSError`.
@@ -22,6 +24,9 @@ extension AVPlayerItem {
     public static let failedToPlayToEndTimeNotification = NSNotification.Name.AVPlayerItemFailedToPlayToEndTime
     /// Posted when media did not arrive in time to continue playback.
     public static let playbackStalledNotification = NSNotification.Name.AVPlayerItemPlaybackStalled
+    /// Posted when ``recommendedTimeOffsetFromLive`` changed (when a live item becomes ready, and after a stall).
+    public static let recommendedTimeOffsetFromLiveDidChangeNotification =
+        NSNotification.Name.AVPlayerItemRecommendedTimeOffsetFromLiveDidChange
     /// Posted when the item's current time changed discontinuously (seeks, loops).
     public static let timeJumpedNotification = NSNotification.Name.AVPlayerItemTimeJumped
     /// `userInfo` key of `timeJumpedNotification` naming the coordinated-playback participant that caused the jump

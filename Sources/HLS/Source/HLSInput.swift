@@ -16,8 +16,23 @@ final class HLSInput {
     private let parser: HLSParser
     private let isInterrupted: () -> Bool
     private(set) var playlist: HLSMediaPlaylist
-    private let feed: SegmentFeed
+    let feed: SegmentFeed
+    /// The demuxer opened first: its streams, time bases and codec parameters describe the input's streams.
     private(set) var format: FormatContext!
+    /// The demuxer being read: ``format``, or one opened after a discontinuity or a seek (see
+    /// `HLSInput+Discontinuity.swift`), whose packets are renumbered and re-timed into ``format``'s streams.
+    var demuxer: FormatContext!
+    /// For each of ``demuxer``'s streams, the stream of ``format`` it continues (nil: dropped); empty while
+    /// ``demuxer`` is ``format``.
+    var demuxerStreams: [Int?] = []
+    /// The discontinuity sequence ``demuxer`` reads, and the microseconds added to its timestamps.
+    var demuxerSequence = 0
+    var demuxerOffset: Int64 = 0
+    /// The offset of every discontinuity sequence met so far (the one playback started in: 0): the container
+    /// timeline is the first one's, continued by the playlist's segment durations.
+    var sequenceOffsets: [Int: Int64] = [:]
+    /// How far the first demuxer's anchor (its first picture) lies after the start of the segment it was opened at.
+    var anchorLead: Int64 = 0
     /// Container time (microseconds) of the start of the playlist's first listed segment.
     private(set) var playlistStartMicroseconds: Int64 = 0
     /// Container time (microseconds) where the first segment read starts.
@@ -28,18 +43,27 @@ final class HLSInput {
     /// Whether the input has nothing more to give (its end, or all its streams discarded).
     private(set) var isExhausted = false
     /// The input's own stream indices that are read.
-    private var kept: Set<Int> = []
-    private var lastReload = Date()
-    private var lastReloadChanged = true
-    /// After a demuxer reopened at a variant switch: the decoder configuration each kept stream's next packet carries.
+    private(set) var kept: Set<Int> = []
+    /// After a demuxer opened at a variant switch: the decoder configuration each kept stream's next packet carries.
     private var newExtradata: [Int: [UInt8]] = [:]
-    /// Called on the reading thread after a reload changed the playlist.
+    /// Called on the reading thread after the playlist changed (an adaptive switch adopted another variant's).
     var onPlaylistChange: (() -> Void)?
+    /// What hears of the live reloads (see ``startRefreshing(onChange:)``), kept to follow a variant switch.
+    private var refreshChange: ((HLSPlaylistRefresher.Snapshot) -> Void)?
+    /// Reloads a live playlist (nil: VOD, or not started); the playlist adopted from it last.
+    private var refresher: HLSPlaylistRefresher?
+    private var adoptedGeneration = 0
+    /// What other threads ask of the wait for a reload (give the thread back; reload nothing for now).
+    var readControl = HLSReadControl()
+
+    /// Seconds before the live edge playback starts at (nil: ``startIndex(of:liveOffset:)``'s default).
+    let liveStartOffset: Double?
 
     init(
         playlist: HLSMediaPlaylist, streamOffset: Int, client: HLSHTTPClient, parser: HLSParser,
-        isInterrupted: @escaping () -> Bool
+        liveStartOffset: Double? = nil, isInterrupted: @escaping () -> Bool
     ) {
+        self.liveStartOffset = liveStartOffset
         playlistURL = playlist.url
         self.playlist = playlist
         self.streamOffset = streamOffset
@@ -47,11 +71,12 @@ final class HLSInput {
         self.parser = parser
         self.isInterrupted = isInterrupted
         feed = SegmentFeed(
-            client: client, playlist: playlist, startIndex: Self.startIndex(of: playlist), isInterrupted: isInterrupted)
+            client: client, playlist: playlist, startIndex: Self.startIndex(of: playlist, liveOffset: liveStartOffset),
+            isInterrupted: isInterrupted)
     }
 
     /// The flag that interrupts the demuxer's I/O.
-    private var interrupt = InterruptFlag()
+    private(set) var interrupt = InterruptFlag()
 
     /// Opens the demuxer on the feed and probes it (reads the first segment's start).
     func open(interrupt: InterruptFlag) throws(FFmpegError) {
@@ -61,21 +86,30 @@ final class HLSInput {
         let opened = try FormatContext(
             reader: feed, name: playlistURL.absoluteString, options: Self.probeOptions, interrupt: interrupt)
         format = opened
+        demuxer = opened
+        let startIndex = Self.startIndex(of: playlist, liveOffset: liveStartOffset)
+        demuxerSequence = playlist.segments[startIndex].discontinuitySequence
+        sequenceOffsets = [demuxerSequence: 0]
         firstReadMicroseconds = opened.info.startTimeMicroseconds ?? 0
-        let skipped = playlist.startOffset(ofSegment: Self.startIndex(of: playlist))
+        let skipped = playlist.startOffset(ofSegment: startIndex)
         playlistStartMicroseconds = firstReadMicroseconds - Int64((skipped * 1e6).rounded())
+        anchorLead = (Self.anchorMicroseconds(of: opened) ?? firstReadMicroseconds) - firstReadMicroseconds
         kept = Set(0..<opened.streamCount)
-        lastReload = Date()
     }
 
     /// How far the streams are probed: one second of media (libavformat reads 5 s of MPEG-TS by default, which is
     /// two or three segments fetched before the first picture; the first segment's start describes its streams).
     static let probeOptions = ["analyzeduration": "1000000"]
 
-    /// Where playback of `playlist` starts: `EXT-X-START` when given, else the first segment (VOD) or three target
-    /// durations from the live edge (RFC 8216 §6.3.3).
-    static func startIndex(of playlist: HLSMediaPlaylist) -> Int {
+    /// Where playback of `playlist` starts: for live, the segment holding the time `liveOffset` seconds before the
+    /// edge when given (`configuredTimeOffsetFromLive`); else `EXT-X-START` when given, else the first segment (VOD)
+    /// or three target durations from the live edge (RFC 8216 §6.3.3).
+    static func startIndex(of playlist: HLSMediaPlaylist, liveOffset: Double? = nil) -> Int {
         let segments = playlist.segments
+        if playlist.isLive, let liveOffset, liveOffset.isFinite {
+            let position = max(0, playlist.duration - max(0, liveOffset))
+            return playlist.segmentIndex(containing: position) ?? max(0, segments.count - 1)
+        }
         if let start = playlist.start {
             let offset = start.timeOffset >= 0 ? start.timeOffset : playlist.duration + start.timeOffset
             return playlist.segmentIndex(containing: max(0, min(offset, playlist.duration))) ?? 0
@@ -125,8 +159,13 @@ final class HLSInput {
         playlistStartMicroseconds = boundary - offset
         playlist = switched.playlist
         playlistURL = switched.playlist.url
-        lastReload = Date()
-        lastReloadChanged = true
+        if let old = refresher, let onChange = refreshChange {
+            // Live: reload the variant switched to from now on.
+            old.stop()
+            refresher = nil
+            adoptedGeneration = 0
+            startRefreshing(onChange: onChange)
+        }
         onPlaylistChange?()
     }
 
@@ -137,7 +176,7 @@ final class HLSInput {
     /// not fetched.
     func setDiscard(keeping streams: Set<Int>) {
         kept = streams
-        format.setDiscard(keepingStreams: streams)
+        demuxer.setDiscard(keepingStreams: demuxerKeptStreams)
         if hasLookahead && !streams.contains(buffered.streamIndex) {
             buffered.unref()
             hasLookahead = false
@@ -151,8 +190,13 @@ final class HLSInput {
         while true {
             let result: ReadResult
             do {
-                result = try format.read(into: buffered)
+                result = try demuxer.read(into: buffered)
             } catch {
+                if error == FFmpegError.tryAgain {
+                    // The feed gave the thread back while waiting for a reload, between whole segments.
+                    demuxer.resumeAfterReaderYielded()
+                    throw error
+                }
                 // The demuxer passes on only the code; the feed knows which request failed.
                 throw feedFailure ?? error
             }
@@ -162,13 +206,17 @@ final class HLSInput {
                     // Fragmented MP4 after a switch: a new demuxer on the new variant's init section and segments;
                     // the decoders get the new decoder configuration with each stream's first packet.
                     feed.resumeAfterSwitch()
-                    try reopenDemuxer()
+                    try openSwitchedDemuxer(at: feed.nextIndex)
+                    continue
+                }
+                if feed.isHeldAtDiscontinuity {
+                    try openDemuxer(at: feed.nextIndex, probing: true)
                     continue
                 }
                 isExhausted = true
                 return
             case .packet:
-                guard kept.contains(buffered.streamIndex) else { continue }
+                guard rebase(buffered), kept.contains(buffered.streamIndex) else { continue }
                 if let extradata = newExtradata.removeValue(forKey: buffered.streamIndex) {
                     buffered.attachNewExtradata(extradata)
                 }
@@ -198,73 +246,73 @@ final class HLSInput {
 
     /// Restarts the feed at the segment holding `microseconds` (container time). MPEG-TS continues on the same
     /// demuxer (it drops what it had half assembled when the position jumps); fragmented MP4 gets a new demuxer on
-    /// the init section and the segment, since the MP4 demuxer keeps reading the samples of the fragment it indexed.
+    /// the init section and the segment, since the MP4 demuxer keeps reading the samples of the fragment it indexed;
+    /// a segment of another discontinuity sequence gets a new, probing demuxer.
     func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
         let seconds = Double(microseconds - playlistStartMicroseconds) / 1e6
         let index =
             seconds <= 0 ? 0 : (playlist.segmentIndex(containing: seconds) ?? max(0, playlist.segments.count - 1))
         feed.restart(at: index)
-        if format.formatName.hasPrefix("mov") {
-            try reopenDemuxer()
+        if playlist.segments[index].discontinuitySequence != demuxerSequence {
+            try openDemuxer(at: index, probing: true)
+        } else if demuxer.formatName.hasPrefix("mov") {
+            try openSwitchedDemuxer(at: index)
         } else {
-            format.discardBufferedInput()
+            demuxer.discardBufferedInput()
         }
         buffered.unref()
         hasLookahead = false
         isExhausted = false
     }
 
-    /// A new demuxer on the feed (fragmented MP4), reading the streams kept; the decoders get its decoder
-    /// configuration (the init section's, which differs between variants) with each stream's next packet.
-    private func reopenDemuxer() throws(FFmpegError) {
-        let reopened = try FormatContext(
-            reader: feed, name: playlistURL.absoluteString, interrupt: interrupt, probesStreams: false)
-        reopened.setDiscard(keepingStreams: kept)
-        format = reopened
+    /// A new demuxer on the feed for fragmented MP4 (after a seek or a variant switch), reading the streams kept
+    /// without probing; the decoders get its decoder configuration (the init section's, which differs between
+    /// variants) with each stream's next packet.
+    private func openSwitchedDemuxer(at index: Int) throws(FFmpegError) {
+        try openDemuxer(at: index, probing: false)
         newExtradata = [:]
-        for stream in kept {
-            if let parameters = try? reopened.codecParameters(stream: stream, reportedIndex: stream) {
-                newExtradata[stream] = parameters.extradata
-            }
+        for (local, target) in demuxerStreams.enumerated() {
+            guard let target, kept.contains(target),
+                let parameters = try? demuxer.codecParameters(stream: local, reportedIndex: target)
+            else { continue }
+            newExtradata[target] = parameters.extradata
         }
     }
 
-    /// Live: waits until the playlist's reload time and reloads it until it lists segments past the feed's, or ends.
+    /// Live: waits for the refresher to list segments past the feed's (adopting each newer playlist), or the end.
+    /// A wake request (a seek) ends the wait with `FFmpegError.tryAgain`; a failed reload ends it with its error.
     private func reloadForMore() throws(FFmpegError) -> Bool {
-        guard playlist.isLive else { return false }
-        while !isInterrupted() {
-            let interval = lastReloadChanged ? playlist.targetDuration : playlist.targetDuration / 2
-            let due = lastReload.addingTimeInterval(interval)
-            while Date() < due {
-                if isInterrupted() { throw FFmpegError.exit }
-                Thread.sleep(forTimeInterval: min(0.05, max(0, due.timeIntervalSinceNow)))
+        guard playlist.isLive, let refresher else { return false }
+        while true {
+            if isInterrupted() { throw FFmpegError.exit }
+            if readControl.takeWake() { throw FFmpegError.tryAgain }
+            let latest = refresher.snapshot
+            if latest.generation != adoptedGeneration {
+                adoptedGeneration = latest.generation
+                playlist = latest.playlist
+                playlistStartMicroseconds = latest.startMicroseconds
+                feed.replace(playlist: latest.playlist)
+                if feed.nextIndex < latest.playlist.segments.count { return true }
             }
-            guard
-                case .media(let reloaded) = try HLSSource.load(
-                    playlistURL, client: client, parser: parser, isInterrupted: isInterrupted)
-            else {
-                throw FFmpegError(
-                    code: FFmpegError.invalidData.code,
-                    function: "HLS: \(playlistURL.absoluteString) became a multivariant playlist")
-            }
-            lastReload = Date()
-            let listedEnd = playlist.mediaSequence + playlist.segments.count
-            let reloadedEnd = reloaded.mediaSequence + reloaded.segments.count
-            lastReloadChanged = reloadedEnd != listedEnd || reloaded.hasEndList != playlist.hasEndList
-            if lastReloadChanged {
-                let removed = min(playlist.segments.count, max(0, reloaded.mediaSequence - playlist.mediaSequence))
-                playlistStartMicroseconds += Int64((playlist.startOffset(ofSegment: removed) * 1e6).rounded())
-                playlist = reloaded
-                feed.replace(playlist: reloaded)
-                onPlaylistChange?()
-                if feed.nextIndex < reloaded.segments.count { return true }
-            } else if reloaded.dateRanges != playlist.dateRanges {
-                // Date ranges added or updated with no new segment still reach the source's readers.
-                playlist.dateRanges = reloaded.dateRanges
-                onPlaylistChange?()
-            }
-            if reloaded.hasEndList { return feed.nextIndex < reloaded.segments.count }
+            if latest.playlist.hasEndList { return false }
+            if let failure = refresher.failure { throw failure }
+            refresher.waitForChange(after: adoptedGeneration, timeout: 0.05)
         }
-        throw FFmpegError.exit
+    }
+
+    /// Starts reloading a live playlist on its own thread (see ``HLSPlaylistRefresher``); `onChange` hears of each
+    /// change there.
+    func startRefreshing(onChange: @escaping (HLSPlaylistRefresher.Snapshot) -> Void) {
+        guard playlist.isLive, refresher == nil else { return }
+        refreshChange = onChange
+        let refresher = HLSPlaylistRefresher(
+            url: playlistURL, playlist: playlist, startMicroseconds: playlistStartMicroseconds, client: client,
+            parser: parser, control: readControl, isInterrupted: isInterrupted, onChange: onChange)
+        self.refresher = refresher
+        refresher.start()
+    }
+
+    deinit {
+        refresher?.stop()
     }
 }

@@ -29,7 +29,9 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     private let cancellation: Cancellation
     private let interruptFlag = InterruptFlag()
-    private let client: HLSHTTPClient
+    /// Wake and suspension requests to the reading thread's reload waits.
+    let readControl = HLSReadControl()
+    let client: HLSHTTPClient
     private let parser = HLSParser()
     /// Set by ``open()``; then owned by the reading thread. The variant first.
     private var inputs: [HLSInput] = []
@@ -38,12 +40,17 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) var multivariant: HLSMultivariantPlaylist?
     /// The variant being played (nil when the URL named a media playlist).
     private(set) var variant: HLSVariant?
+    /// Whether the live playlists' refreshers were started (reading thread).
+    private var isRefreshing = false
     /// The alternate audio renditions read beside it, in stream order.
     private(set) var audioRenditions: [HLSRendition] = []
+    /// The subtitle renditions offered beside it, as the last streams (see `HLSSource+Subtitles.swift`).
+    private(set) var subtitleRenditions: [HLSSubtitleRendition] = []
     /// Guards what callers on any thread read: the date mapping and the live window.
     private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
     private var publishedLiveWindow: CMTimeRange?
+    private var publishedTargetDuration: Double?
     private var publishedDateRanges: [DateRangeDescription] = []
     private var dateRangesObserver: (@Sendable () -> Void)?
     /// The caps, policy, forward buffer and decision log of adaptive bitrate (see ``VariantSwitcher``).
@@ -108,7 +115,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         for (position, playlist) in playlists.enumerated() {
             let input = HLSInput(
                 playlist: playlist, streamOffset: streams.count, client: client, parser: parser,
-                isInterrupted: isInterrupted)
+                liveStartOffset: sourceOptions.liveStartOffset, isInterrupted: isInterrupted)
+            input.readControl = readControl
             try input.open(interrupt: interruptFlag)
             for var stream in input.format.info.streams {
                 stream.index += input.streamOffset
@@ -121,10 +129,11 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             }
             opened.append(input)
         }
+        subtitleRenditions = Self.subtitleRenditions(of: variant, in: multivariant, firstIndex: streams.count)
+        streams += subtitleRenditions.map(\.stream)
         inputs = opened
         let main = opened[0]
         main.indicatedBitrate = variant.map { Double($0.bandwidth) }
-        main.onPlaylistChange = { [unowned self, unowned main] in publish(main) }
         var info = main.format.info
         info.streams = streams
         info.startTimeMicroseconds = opened.map(\.firstReadMicroseconds).min()
@@ -133,8 +142,22 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         info.byteSize = nil
         if let variant { info.bitRate = Int64(variant.bandwidth) }
         openedInfo = info
-        publish(main)
+        main.onPlaylistChange = { [unowned self, unowned main] in
+            publish(main.playlist, startMicroseconds: main.playlistStartMicroseconds)
+        }
+        publish(main.playlist, startMicroseconds: main.playlistStartMicroseconds)
         startAdapting(main)
+    }
+
+    /// Live: each playlist is reloaded on its own thread once playback reads the source (a source opened only to
+    /// describe the asset reloads nothing); the variant's changes are published.
+    private func startRefreshing() {
+        guard !isRefreshing, let main = inputs.first else { return }
+        isRefreshing = true
+        main.startRefreshing { [weak self] snapshot in
+            self?.publish(snapshot.playlist, startMicroseconds: snapshot.startMicroseconds)
+        }
+        for rendition in inputs.dropFirst() { rendition.startRefreshing { _ in } }
     }
 
     /// Indices (among the non-I-frame variants) of the variants whose playlist failed to load at the start.
@@ -287,19 +310,25 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     }
 
     /// Publishes what the variant's playlist says for readers on other threads: every segment's program date time at
-    /// the container time its segment starts, (live) the window, and its date ranges.
-    private func publish(_ main: HLSInput) {
-        let playlist = main.playlist
-        let start = Double(main.playlistStartMicroseconds) / 1e6
+    /// the container time its segment starts, (live) the window, and its date ranges. `startMicroseconds`: where its
+    /// first segment starts in container time. Any thread (the reading thread at open, then a live playlist's
+    /// refresher).
+    private func publish(_ playlist: HLSMediaPlaylist, startMicroseconds: Int64) {
+        let start = Double(startMicroseconds) / 1e6
         let anchors = playlist.segments.indices.compactMap { index in
             playlist.segments[index].programDateTime.map { (start + playlist.startOffset(ofSegment: index), $0) }
         }
         let mapping = DateMapping(anchors: anchors)
-        let window = playlist.isLive ? main.window : nil
+        let window =
+            playlist.isLive
+            ? CMTimeRange(
+                start: CMTime(microseconds: startMicroseconds),
+                duration: CMTime(seconds: playlist.duration, preferredTimescale: 1_000_000)) : nil
         let ranges = playlist.dateRanges.map(Self.description)
         let observer: (@Sendable () -> Void)? = publishLock.withLock {
             publishedDateMapping = mapping
             publishedLiveWindow = window
+            publishedTargetDuration = playlist.targetDuration
             defer { publishedDateRanges = ranges }
             return publishedDateRanges != ranges ? dateRangesObserver : nil
         }
@@ -343,21 +372,28 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package var isLive: Bool { inputs.first?.playlist.isLive ?? false }
 
+    package var liveTargetDuration: Double? {
+        publishLock.withLock { publishedLiveWindow == nil ? nil : publishedTargetDuration }
+    }
+
     package var isSeekable: Bool { !inputs.isEmpty }
 
     package var seekableRange: CMTimeRange? { inputs.first?.window }
 
     package func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters {
+        if let subtitles = subtitleRendition(at: index) { return try subtitles.codecParameters() }
         guard let (input, local) = input(holding: index) else { throw FFmpegError.streamNotFound }
         return try input.format.codecParameters(stream: local, reportedIndex: index)
     }
 
     package func kind(ofStream index: Int) -> StreamKind {
+        if subtitleRendition(at: index) != nil { return .subtitle }
         guard let (input, local) = input(holding: index) else { return .unknown }
         return input.format.kind(ofStream: local)
     }
 
     package func timeBase(ofStream index: Int) -> Rational? {
+        if subtitleRendition(at: index) != nil { return HLSSubtitleRendition.timeBase }
         guard let (input, local) = input(holding: index) else { return nil }
         return input.format.timeBase(ofStream: local)
     }
@@ -371,6 +407,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     /// The next packet of all the inputs read, by decoding time (a packet without a timestamp goes first).
     package func read(into packet: Packet) throws(FFmpegError) -> ReadResult {
+        startRefreshing()
         var next: HLSInput?
         var nextTime = Int64.max
         for input in inputs where input.isActive {
@@ -391,7 +428,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package var isAtEndOfInput: Bool { inputs.allSatisfy { !$0.isActive || $0.isExhausted } }
 
-    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.feedFailure ?? $0.format.ioError }.first }
+    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.feedFailure ?? $0.demuxer.ioError }.first }
 
     package var bytesRead: Int64 { inputs.reduce(0) { $0 + $1.bytesDelivered } }
 
@@ -399,6 +436,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     /// (`EXT-X-INDEPENDENT-SEGMENTS`, or closed GOPs as encoders write them for HLS).
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
         guard !inputs.isEmpty else { throw FFmpegError.exit }
+        readControl.clearWake()
         for input in inputs { try input.seek(toMicroseconds: microseconds) }
         // A switch decided ahead of the seek did not happen: the variant read from here is the feed's.
         if let switcher, let playing = switcher.variant(of: inputs[0].playlist) {
@@ -418,6 +456,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     }
 
     package var isInterrupted: Bool { isInterruptedNow }
+
+    package func wakeBlockedRead() { readControl.requestWake() }
+
+    package func setLiveReloadsSuspended(_ suspended: Bool) { readControl.reloadsSuspended = suspended }
 
     package func makeIndependentSource() -> any MediaSource {
         HLSSource(url: url, sourceOptions: sourceOptions)

@@ -48,6 +48,14 @@ final class SegmentFeed: ByteStreamReader {
     /// Segments skipped one after another (after their retries failed), and the failure of the last one.
     private var skippedInARow = 0
     private var lastFailure: FFmpegError?
+    /// The `EXT-X-DISCONTINUITY-SEQUENCE` of the segments delivered since the last restart: a segment of another
+    /// one is not delivered to the same demuxer (see ``isHeldAtDiscontinuity``).
+    private var deliveredDiscontinuitySequence: Int?
+    /// Whether the feed stopped before a segment of another discontinuity sequence (its timestamps restart or jump,
+    /// its format may change): the demuxer reading it sees the end of its input, and reading goes on, after
+    /// ``continueAfterDiscontinuity()``, with a new demuxer (libavformat's MPEG-TS demuxer would otherwise mix the
+    /// two timelines, and the MP4 demuxer would keep the old init section).
+    private(set) var isHeldAtDiscontinuity = false
     /// Called when a segment has been read to its end (its index).
     var onSegmentFinished: ((Int) -> Void)?
     /// Asked before segment `index` of `playlist` is fetched (ahead or not): the switch to another variant's playlist
@@ -104,6 +112,16 @@ final class SegmentFeed: ByteStreamReader {
         preamble = Data()
         preambleOffset = 0
         deliveredMap = nil
+        deliveredDiscontinuitySequence = nil
+        isHeldAtDiscontinuity = false
+    }
+
+    /// Goes on past the discontinuity the feed is held at, for a new demuxer: its first bytes are the next segment's
+    /// (after its init section, delivered again).
+    func continueAfterDiscontinuity() {
+        isHeldAtDiscontinuity = false
+        deliveredDiscontinuitySequence = nil
+        deliveredMap = nil
     }
 
     /// A reloaded playlist (live): segment indices shift by how far its media sequence moved.
@@ -129,6 +147,7 @@ final class SegmentFeed: ByteStreamReader {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(FFmpegError) -> Int {
         while true {
             if isInterrupted() { throw FFmpegError.exit }
+            if isHeldAtDiscontinuity { return 0 }
             if preambleOffset < preamble.count {
                 let count = min(buffer.count, preamble.count - preambleOffset)
                 preamble.withUnsafeBytes { bytes in
@@ -185,6 +204,11 @@ final class SegmentFeed: ByteStreamReader {
             }
             let index = nextIndex
             let segment = playlist.segments[index]
+            if let sequence = deliveredDiscontinuitySequence, segment.discontinuitySequence != sequence {
+                isHeldAtDiscontinuity = true
+                return 0
+            }
+            deliveredDiscontinuitySequence = segment.discontinuitySequence
             nextIndex += 1
             if segment.isGap { continue }
             if let map = segment.map, map != deliveredMap {

@@ -91,12 +91,14 @@ final class LoadControl {
         // While stalled everything buffered has been consumed (Apple: "playback will stall or end").
         return BufferState(
             loaded: loaded, isEmpty: isStalled || (!eof && ahead <= 0), isFull: eof || ahead >= Self.fullAhead,
-            isLikelyToKeepUp: !isStalled && (eof || ahead >= Self.likelyToKeepUpAhead || session.isLocal))
+            isLikelyToKeepUp: !isStalled && (eof || ahead >= Self.likelyToKeepUpAhead || session.isLocal),
+            liveWindow: session.isLive ? session.seekableRange : nil)
     }
 
     /// Whether `new` differs enough from what was published (`old`) to publish it.
     static func isWorthPublishing(_ new: BufferState, over old: BufferState?) -> Bool {
         old?.isEmpty != new.isEmpty || old?.isFull != new.isFull || old?.isLikelyToKeepUp != new.isLikelyToKeepUp
             || abs((old?.loaded?.end.seconds ?? -1) - (new.loaded?.end.seconds ?? -1)) > Self.publishedEndGranularity
+            || old?.liveWindow != new.liveWindow
     }
 }

@@ -202,6 +202,8 @@ package final class Demuxer: @unchecked Sendable {
                 target: target, range: range, accurate: accurate, window: window, continueFrom: continuingFrom)
         }
         control.broadcast()
+        // A read waiting for a live playlist to grow would hold the seek until it does.
+        source.wakeBlockedRead()
     }
 
     /// Seeks performed so far (coalesced requests count once): scrubbing tests check it stays small.
@@ -301,6 +303,16 @@ package final class Demuxer: @unchecked Sendable {
             result = try source.read(into: scratch)
         } catch {
             if source.isInterrupted || control.withLock({ shared.abortRequested }) { return }
+            // The source gave the thread back (``MediaSource/wakeBlockedRead()``): look at the requests, read again
+            // (after an idle wait when there is none, so that a source saying "again" by itself does not spin).
+            if error == FFmpegError.tryAgain {
+                control.withLock {
+                    if !shared.abortRequested && shared.pendingSeek == nil && shared.pendingStreams == nil {
+                        control.wait(timeout: Self.idleWait)
+                    }
+                }
+                return
+            }
             // ffplay: a failed read at the end of the input is the end of the input.
             if source.isAtEndOfInput {
                 reachEnd(with: .endOfFile)

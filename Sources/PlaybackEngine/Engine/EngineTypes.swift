@@ -76,12 +76,17 @@ package struct BufferState: Sendable, Equatable {
     package var isEmpty: Bool
     package var isFull: Bool
     package var isLikelyToKeepUp: Bool
+    /// A live stream's seekable window in item time (it moves as the playlist is reloaded); nil otherwise.
+    package var liveWindow: CMTimeRange?
 
-    package init(loaded: CMTimeRange?, isEmpty: Bool, isFull: Bool, isLikelyToKeepUp: Bool) {
+    package init(
+        loaded: CMTimeRange?, isEmpty: Bool, isFull: Bool, isLikelyToKeepUp: Bool, liveWindow: CMTimeRange? = nil
+    ) {
         self.loaded = loaded
         self.isEmpty = isEmpty
         self.isFull = isFull
         self.isLikelyToKeepUp = isLikelyToKeepUp
+        self.liveWindow = liveWindow
     }
 
     package static let initial = BufferState(loaded: nil, isEmpty: true, isFull: false, isLikelyToKeepUp: false)

@@ -29,6 +29,15 @@ extension ItemSession {
     /// Whether the item is a live stream (its seekable range moves; it has no duration).
     package var isLive: Bool { openedSource?.liveWindow != nil }
 
+    /// Whether a live source may reload its playlists (false: a paused item that may not use the network); the
+    /// source keeps the last value, also across its opening.
+    package func setLiveReloadsSuspended(_ suspended: Bool) {
+        openedSource?.setLiveReloadsSuspended(suspended)
+    }
+
+    /// A live stream's target duration in seconds (HLS); nil otherwise.
+    package var liveTargetDuration: Double? { openedSource?.liveTargetDuration }
+
     /// The date shown at `itemTime` (HLS program date time); nil for media without dates.
     package func date(atItemTime itemTime: CMTime) -> Date? {
         guard itemTime.isNumeric, let mapping = openedSource?.dateMapping else { return nil }

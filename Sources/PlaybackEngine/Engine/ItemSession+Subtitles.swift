@@ -8,13 +8,13 @@ extension ItemSession {
     /// reads the stream from start to end into ``subtitleCues``. Selecting the stream already selected does
     /// nothing. Any thread; does nothing once stopped.
     ///
-    /// Only media on this machine is read ahead (a second pass over a network input would download it again):
-    /// for network media, and for an index that is not a subtitle stream of the source, nothing is decoded.
+    /// Only media on this machine, or a stream the source can read on its own (an HLS subtitle rendition), is read
+    /// ahead (a second pass over a network input would download it again): otherwise, and for an index that is not
+    /// a subtitle stream of the source, nothing is decoded (``MediaSource/makeSubtitleSource(stream:)``).
     ///
     /// With `closedCaptions`, `index` is an H.264 or HEVC video stream whose CEA-608 captions (SEI) are decoded.
     package func selectSubtitleStream(_ index: Int?, closedCaptions: Bool = false) {
         let timeOrigin = descriptor.timeOrigin
-        let local = isLocal
         let (proceed, old): (Bool, SubtitleTrackReader?) = lock.withLock {
             if stopped
                 || (subtitleReader?.store.streamIndex == index && subtitleReader?.readsClosedCaptions == closedCaptions)
@@ -26,13 +26,13 @@ extension ItemSession {
         }
         guard proceed else { return }
         old?.stop()
-        guard let index, !isStopped, local else { return }
+        guard let index, !isStopped else { return }
         let wanted: StreamKind = closedCaptions ? .video : .subtitle
         let isSubtitle = lock.withLock { streamInfo.indices.contains(index) && streamInfo[index].kind == wanted }
-        guard isSubtitle else { return }
+        let played = openedSource ?? Self.makeSource(for: descriptor)
+        guard isSubtitle, let source = played.makeSubtitleSource(stream: index) else { return }
         let reader = SubtitleTrackReader(
-            source: makeIndependentSource(), streamIndex: index, timeOrigin: timeOrigin,
-            closedCaptions: closedCaptions)
+            source: source, streamIndex: index, timeOrigin: timeOrigin, closedCaptions: closedCaptions)
         let installed: Bool = lock.withLock {
             if stopped || subtitleReader != nil { return false }
             subtitleReader = reader

@@ -21,6 +21,9 @@ package struct SourceOptions: Sendable, Hashable {
     package var maximumPeakBitRate: Double?
     /// Nor those larger than this, in pixels (`preferredMaximumResolution`); nil: no limit.
     package var maximumResolution: PixelSize?
+    /// How many seconds before the live edge a live presentation starts (`configuredTimeOffsetFromLive`); nil: the
+    /// presentation's own start (`EXT-X-START`, else three target durations).
+    package var liveStartOffset: Double?
 
     /// A width and height in pixels.
     package struct PixelSize: Sendable, Hashable {

@@ -74,6 +74,11 @@ package protocol MediaSource: AnyObject, Sendable {
     /// Another, unopened source for the same media with the same options (reverse play reads its own). Any thread.
     func makeIndependentSource() -> any MediaSource
 
+    /// An unopened source that reads subtitle stream `index` (container index) ahead of playback for a
+    /// ``SubtitleTrackReader``, with the same stream list; nil when that would read the whole input a second time
+    /// over the network. Any thread.
+    func makeSubtitleSource(stream index: Int) -> (any MediaSource)?
+
     /// How container times map to dates (HLS program date time), as last known; nil for media without dates (files).
     /// Any thread.
     var dateMapping: DateMapping? { get }
@@ -81,6 +86,20 @@ package protocol MediaSource: AnyObject, Sendable {
     /// For live media, the container-time range that can be seeked to now (the playlist's window, moving as it is
     /// reloaded); nil for media whose seekable range is fixed at open (``seekableRange``). Any thread.
     var liveWindow: CMTimeRange? { get }
+
+    /// Makes a read that waits for media to be published (a live playlist's reload) give up that wait and throw
+    /// `FFmpegError.tryAgain`, so that the demux thread can act on a request (a seek) at once; a read that is not
+    /// waiting is not disturbed beyond, at most, one such early return. Any thread.
+    func wakeBlockedRead()
+
+    /// Whether a live source may use the network only for what is already listed: while true its playlists are not
+    /// reloaded (a paused item that may not use the network, `canUseNetworkResourcesForLiveStreamingWhilePaused`).
+    /// Any thread.
+    func setLiveReloadsSuspended(_ suspended: Bool)
+
+    /// For live media, the playlist's target duration in seconds (HLS `EXT-X-TARGETDURATION`): the unit of its
+    /// reloads and of how far from the live edge playback starts; nil otherwise. Any thread.
+    var liveTargetDuration: Double? { get }
 
     /// The variants a streamed presentation offers (HLS), in playlist order; empty for a single rendition (files).
     /// After ``open()``.
@@ -94,8 +113,9 @@ package protocol MediaSource: AnyObject, Sendable {
     /// for media without them (files). Any thread.
     var dateRanges: [DateRangeDescription] { get }
 
-    /// Calls `handler` (on the source's reading thread, no lock held) after every change of ``dateRanges`` (a live
-    /// playlist reloaded while playback waits, say). Any thread; one handler, the last set.
+    /// Calls `handler` (on a thread of the source's — its reading thread, or the one reloading a live playlist — no
+    /// lock held) after every change of ``dateRanges`` (a live playlist reloaded while playback waits, say). Any
+    /// thread; one handler, the last set.
     func observeDateRanges(_ handler: @escaping @Sendable () -> Void)
 
     /// The last SHOUTcast/Icecast (ICY) metadata block the transport delivered (`StreamTitle='…';`), nil when none
@@ -108,11 +128,25 @@ package protocol MediaSource: AnyObject, Sendable {
 }
 
 extension MediaSource {
+    /// Local media is read through a second time; network media is not.
+    package func makeSubtitleSource(stream index: Int) -> (any MediaSource)? {
+        isLocal ? makeIndependentSource() : nil
+    }
+
     /// Files carry no date mapping.
     package var dateMapping: DateMapping? { nil }
 
     /// Files have a fixed seekable range.
     package var liveWindow: CMTimeRange? { nil }
+
+    /// Files are not live.
+    package var liveTargetDuration: Double? { nil }
+
+    /// libavformat's reads do not wait for publication.
+    package func wakeBlockedRead() {}
+
+    /// Files are not reloaded.
+    package func setLiveReloadsSuspended(_ suspended: Bool) {}
 
     /// Files are one rendition.
     package var variants: [VariantDescription] { [] }

@@ -1,0 +1,90 @@
+import Foundation
+import PlaybackEngine
+
+// How far behind the live edge a live item plays: the offset the app configures (where playback starts, and where a
+// seek to positive infinity lands), the one recommended from what the stream and the network showed, and whether a
+// stall's lost ground is made up. The edge is the end of `seekableTimeRanges` (the playlist's window).
+extension AVPlayerItem {
+    /// The configured offset as a source option: where a live stream starts (nil: not set).
+    var liveStartOffsetOption: Double? {
+        read { $0.configuredTimeOffsetFromLive.isNumeric ? $0.configuredTimeOffsetFromLive.seconds : nil }
+    }
+
+    /// Where a seek to `.positiveInfinity` lands in a live `window` (item time): the configured offset before its end.
+    func liveEdgeSeekTime(in window: CMTimeRange) -> CMTime {
+        let offset = configuredTimeOffsetFromLive
+        guard offset.isNumeric else { return window.end }
+        return max(window.start, window.end - offset)
+    }
+
+    /// A live item became ready: its recommended offset is three target durations.
+    func liveItemBecameReady(_ session: ItemSession) {
+        guard session.isLive, let target = session.liveTargetDuration else { return }
+        updateRecommendedLiveOffset(CMTime(seconds: 3 * target, preferredTimescale: 1000), session: session)
+    }
+
+    /// A live item stalled: remember how far from the edge it was, and recommend one target duration more.
+    func liveItemStalled(_ session: ItemSession) {
+        guard session.isLive, let window = session.seekableRange else { return }
+        let now = currentTime()
+        mutate { $0.liveOffsetAtStall = now.isNumeric ? max(.zero, window.end - now) : nil }
+        guard let target = session.liveTargetDuration else { return }
+        let raised = read { $0.recommendedTimeOffsetFromLive } + CMTime(seconds: target, preferredTimescale: 1000)
+        updateRecommendedLiveOffset(min(raised, window.duration), session: session)
+    }
+
+    /// A live item plays (again): after a stall, with ``automaticallyPreservesTimeOffsetFromLive``, seek forward to
+    /// the offset from the edge it had when the stall began — at least one target duration, so that the seek does not
+    /// land where nothing is listed yet (a stall at the edge).
+    func liveItemResumedAfterStall() {
+        guard read({ $0.liveOffsetAtStall != nil }) else { return }
+        guard
+            let offset = mutate({ s -> CMTime? in
+                defer { s.liveOffsetAtStall = nil }
+                return s.automaticallyPreservesTimeOffsetFromLive ? s.liveOffsetAtStall : nil
+            }),
+            let session = read({ $0.session }), session.isLive, let window = session.seekableRange
+        else { return }
+        let margin = CMTime(seconds: session.liveTargetDuration ?? 0, preferredTimescale: 1000)
+        let target = max(window.start, window.end - max(offset, margin))
+        guard target > currentTime() else { return }
+        seek(to: target, toleranceBefore: .zero, toleranceAfter: .positiveInfinity, completionHandler: nil)
+    }
+
+    private func updateRecommendedLiveOffset(_ offset: CMTime, session: ItemSession) {
+        let changed: Bool = set(\.recommendedTimeOffsetFromLive) { s in
+            guard s.recommendedTimeOffsetFromLive != offset else { return false }
+            s.recommendedTimeOffsetFromLive = offset
+            return true
+        }
+        if changed {
+            NotificationCenter.default.post(name: Self.recommendedTimeOffsetFromLiveDidChangeNotification, object: self)
+        }
+    }
+
+    /// Tells the source whether it may reload its playlists: not while the player is paused, unless
+    /// ``canUseNetworkResourcesForLiveStreamingWhilePaused``.
+    func updateLiveNetworkUse() {
+        guard let session = read({ $0.session }) else { return }
+        let paused = player.map { $0.currentItem !== self || $0.rate == 0 } ?? true
+        session.setLiveReloadsSuspended(paused && !canUseNetworkResourcesForLiveStreamingWhilePaused)
+    }
+
+    /// A playing live item whose playhead the window left behind (while paused) goes to the window's start.
+    func catchUpWithLiveWindow() {
+        guard let session = read({ $0.session }), session.isLive,
+            let window = read({ $0.seekableTimeRanges }).first?.timeRangeValue, window.start > .zero
+        else { return }
+        let now = currentTime()
+        guard now.isNumeric, now < window.start else { return }
+        let started: Bool = mutate { s in
+            guard !s.liveCatchUpPending else { return false }
+            s.liveCatchUpPending = true
+            return true
+        }
+        guard started else { return }
+        seek(to: window.start, toleranceBefore: .zero, toleranceAfter: .positiveInfinity) { [weak self] _ in
+            self?.mutate { $0.liveCatchUpPending = false }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import FFmpegBridge
+import Foundation
+
+/// Reloads one live media playlist on a thread of its own, on RFC 8216 §6.3.4's schedule (every target duration;
+/// half of it after a reload that changed nothing), whether or not the reading thread wants segments: the window and
+/// dates stay current while the engine's buffer is full, or while the item is paused and may use the network. While
+/// ``HLSReadControl/reloadsSuspended`` (paused without that permission) it reloads nothing.
+///
+/// It keeps the playlist's timeline with it: where the first listed segment starts in container time moves by the
+/// durations of the segments that slid out (``Snapshot/startMicroseconds``). The reading thread adopts a newer
+/// snapshot when it runs out of segments (``HLSInput``).
+///
+/// Threads: its own ("oavf.hls-reload"); ``snapshot``, ``failure``, ``waitForChange(after:timeout:)`` and ``stop()``
+/// from any thread.
+final class HLSPlaylistRefresher: @unchecked Sendable {
+    /// A reloaded playlist with where its first segment starts.
+    struct Snapshot {
+        var playlist: HLSMediaPlaylist
+        var startMicroseconds: Int64
+        /// Counts the changed reloads.
+        var generation: Int
+    }
+
+    private let url: URL
+    private let client: HLSHTTPClient
+    private let parser: HLSParser
+    private let control: HLSReadControl
+    private let isInterrupted: () -> Bool
+    /// Called on the refresher's thread after a reload changed the playlist.
+    private let onChange: (Snapshot) -> Void
+    /// Guards `latest`, `stopped` and `lastFailure`; signalled when `latest` changes or the refresher ends.
+    private let condition = NSCondition()
+    private var latest: Snapshot
+    private var stopped = false
+    private var lastFailure: FFmpegError?
+
+    init(
+        url: URL, playlist: HLSMediaPlaylist, startMicroseconds: Int64, client: HLSHTTPClient, parser: HLSParser,
+        control: HLSReadControl, isInterrupted: @escaping () -> Bool, onChange: @escaping (Snapshot) -> Void
+    ) {
+        self.url = url
+        self.client = client
+        self.parser = parser
+        self.control = control
+        self.isInterrupted = isInterrupted
+        self.onChange = onChange
+        latest = Snapshot(playlist: playlist, startMicroseconds: startMicroseconds, generation: 0)
+    }
+
+    /// Starts reloading (once), the first reload one target duration from now.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "oavf.hls-reload"
+        thread.start()
+    }
+
+    /// Ends the thread within a polling interval (a transfer under way ends at its next wait).
+    func stop() {
+        condition.withLock { stopped = true }
+        condition.broadcast()
+    }
+
+    /// The latest playlist.
+    var snapshot: Snapshot { condition.withLock { latest } }
+
+    /// Why the last reload failed (nil after a successful one).
+    var failure: FFmpegError? { condition.withLock { lastFailure } }
+
+    /// Waits at most `timeout` seconds for a snapshot newer than `generation`.
+    func waitForChange(after generation: Int, timeout: TimeInterval) {
+        condition.withLock {
+            if latest.generation == generation && !stopped {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+            }
+        }
+    }
+
+    private var isStopped: Bool { condition.withLock { stopped } || isInterrupted() }
+
+    private func run() {
+        var lastReload = Date()
+        var changed = true
+        while !isStopped {
+            let current = snapshot
+            let target = current.playlist.targetDuration
+            let due = lastReload.addingTimeInterval(changed ? target : target / 2)
+            if Date() < due || control.reloadsSuspended {
+                Thread.sleep(forTimeInterval: min(0.05, max(0.005, due.timeIntervalSinceNow)))
+                continue
+            }
+            let reloaded: HLSPlaylist
+            do {
+                reloaded = try HLSSource.load(
+                    url, client: client, parser: parser, isInterrupted: { [self] in isStopped })
+            } catch {
+                if isStopped { return }
+                condition.withLock { lastFailure = error }
+                condition.broadcast()
+                lastReload = Date()
+                changed = false
+                continue
+            }
+            lastReload = Date()
+            guard case .media(let playlist) = reloaded else {
+                condition.withLock {
+                    lastFailure = FFmpegError(
+                        code: FFmpegError.invalidData.code,
+                        function: "HLS: \(url.absoluteString) became a multivariant playlist")
+                }
+                condition.broadcast()
+                return
+            }
+            let old = current.playlist
+            let listedEnd = old.mediaSequence + old.segments.count
+            let reloadedEnd = playlist.mediaSequence + playlist.segments.count
+            changed = reloadedEnd != listedEnd || playlist.hasEndList != old.hasEndList
+            condition.withLock { lastFailure = nil }
+            guard changed else {
+                // Date ranges added or updated with no new segment still reach the source's readers.
+                if playlist.dateRanges != old.dateRanges {
+                    var updated = current
+                    updated.playlist.dateRanges = playlist.dateRanges
+                    updated.generation += 1
+                    condition.withLock { latest = updated }
+                    condition.broadcast()
+                    onChange(updated)
+                }
+                continue
+            }
+            let removed = min(old.segments.count, max(0, playlist.mediaSequence - old.mediaSequence))
+            let next = Snapshot(
+                playlist: playlist,
+                startMicroseconds: current.startMicroseconds
+                    + Int64((old.startOffset(ofSegment: removed) * 1e6).rounded()),
+                generation: current.generation + 1)
+            condition.withLock { latest = next }
+            condition.broadcast()
+            onChange(next)
+            if playlist.hasEndList { return }
+        }
+    }
+}

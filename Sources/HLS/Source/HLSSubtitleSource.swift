@@ -1,0 +1,147 @@
+import CoreMedia
+import FFmpegBridge
+import Foundation
+import PlaybackEngine
+
+/// Reads one WebVTT subtitle rendition of an ``HLSSource`` from its first segment to its last, for the engine's
+/// `SubtitleTrackReader` (which reads a selected subtitle stream ahead of playback): only that rendition's playlist
+/// and segments are fetched. Each segment is demuxed on its own by libavformat's `webvtt` demuxer and its cue times
+/// moved by its `X-TIMESTAMP-MAP` onto the variant's MPEG-TS timeline (``HLSSubtitleRendition``).
+///
+/// The stream list is the played source's, so stream indices agree; only the rendition's stream gives packets. The
+/// requests go through the played source's HTTP client, so they are in the item's access log (and end when it is
+/// closed); interrupting this source ends only its own. A live rendition is read as far as its playlist lists when
+/// it is selected. Threads: as ``MediaSource`` says.
+final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
+    /// At most this many bytes of one WebVTT segment are read.
+    static let maximumSegmentBytes = 4 << 20
+
+    private let rendition: HLSSubtitleRendition
+    private let streams: MediaInfo
+    private let sourceOptions: SourceOptions
+    private let client: HLSHTTPClient
+    private let parser = HLSParser()
+    private let interruptFlag = InterruptFlag()
+    /// Set by ``open()``; then owned by the reading thread.
+    private var playlist: HLSMediaPlaylist?
+    private var description: FormatContext?
+    /// The segment being demuxed, and the microseconds added to its cue times.
+    private var segment: (format: FormatContext, offset: Int64)?
+    private var nextIndex = 0
+    private var delivered: Int64 = 0
+    private var ended = false
+
+    /// A source reading `rendition`, whose stream is one of `streams` (the played source's list), through `client`
+    /// (the played source's).
+    init(rendition: HLSSubtitleRendition, streams: MediaInfo, sourceOptions: SourceOptions, client: HLSHTTPClient) {
+        self.rendition = rendition
+        self.streams = streams
+        self.sourceOptions = sourceOptions
+        self.client = client
+    }
+
+    var isLocal: Bool { false }
+
+    func open() throws(FFmpegError) {
+        guard playlist == nil else { return }
+        if interruptFlag.isAborted { throw FFmpegError.exit }
+        description = try HLSSubtitleRendition.describingContext()
+        guard
+            case .media(let media) = try HLSSource.load(
+                rendition.uri, client: client, parser: parser,
+                isInterrupted: { [interruptFlag] in interruptFlag.isAborted })
+        else {
+            throw FFmpegError(
+                code: FFmpegError.invalidData.code,
+                function: "HLS: the subtitle rendition \(rendition.uri.absoluteString) is not a media playlist")
+        }
+        playlist = media
+    }
+
+    var info: MediaInfo { streams }
+    var isSeekable: Bool { false }
+    var isLive: Bool { playlist?.isLive ?? false }
+    var seekableRange: CMTimeRange? { nil }
+
+    func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters {
+        guard index == rendition.stream.index, let description else { throw FFmpegError.streamNotFound }
+        return try description.codecParameters(stream: 0, reportedIndex: index)
+    }
+
+    func kind(ofStream index: Int) -> StreamKind {
+        index == rendition.stream.index ? .subtitle : .unknown
+    }
+
+    func timeBase(ofStream index: Int) -> Rational? {
+        index == rendition.stream.index ? HLSSubtitleRendition.timeBase : nil
+    }
+
+    func setDiscard(keepingStreams streams: Set<Int>) {}
+
+    /// The next cue of the rendition, in segment order.
+    func read(into packet: Packet) throws(FFmpegError) -> ReadResult {
+        while true {
+            if interruptFlag.isAborted { throw FFmpegError.exit }
+            if let (format, offset) = segment {
+                if case .packet = try format.read(into: packet), let timeBase = format.timeBase(ofStream: 0) {
+                    let target = HLSSubtitleRendition.timeBase
+                    packet.retime(
+                        from: timeBase, to: target,
+                        adding: Rational.rescale(offset, from: Rational(1, 1_000_000), to: target))
+                    packet.streamIndex = rendition.stream.index
+                    return .packet
+                }
+                segment = nil
+                continue
+            }
+            guard let playlist, nextIndex < playlist.segments.count else {
+                ended = true
+                return .endOfFile
+            }
+            let next = playlist.segments[nextIndex]
+            nextIndex += 1
+            if next.isGap { continue }
+            let stream = client.start(next.uri, kind: .media, mediaDuration: next.duration)
+            let data: Data
+            do {
+                data = try stream.readAll(
+                    limit: Self.maximumSegmentBytes, isInterrupted: { [interruptFlag] in interruptFlag.isAborted })
+            } catch {
+                // A segment that cannot be fetched loses its cues, not the rendition.
+                if error == FFmpegError.exit || interruptFlag.isAborted { throw FFmpegError.exit }
+                continue
+            }
+            delivered += Int64(data.count)
+            // A segment the demuxer cannot read loses its cues, not the rendition.
+            guard
+                let format = try? FormatContext(
+                    reader: DataReader(data), name: next.uri.absoluteString, formatName: "webvtt",
+                    interrupt: interruptFlag, probesStreams: false), format.streamCount > 0
+            else { continue }
+            segment = (format, HLSSubtitleRendition.timestampOffset(ofSegment: data))
+        }
+    }
+
+    func attachedPicture(stream index: Int) -> Packet? { nil }
+    var isAtEndOfInput: Bool { ended }
+    var ioError: FFmpegError? { nil }
+    var bytesRead: Int64 { delivered }
+
+    /// Not seekable: the reader reads from start to end.
+    func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {}
+
+    func keyframeTimestamps(stream index: Int, around timestamp: Int64) -> (atOrBefore: Int64?, after: Int64?) {
+        (nil, nil)
+    }
+
+    /// Ends this source's reading (its transfer stops at its next wait), not the played source's.
+    func interrupt() {
+        interruptFlag.abort()
+    }
+
+    var isInterrupted: Bool { interruptFlag.isAborted }
+
+    func makeIndependentSource() -> any MediaSource {
+        HLSSubtitleSource(rendition: rendition, streams: streams, sourceOptions: sourceOptions, client: client)
+    }
+}

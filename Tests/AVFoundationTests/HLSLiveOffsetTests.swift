@@ -1,0 +1,181 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// The live offsets on `HLSLiveWindow` over `hls/vod.m3u8` (ten 2 s segments' worth: five listed, target duration
+/// 2 s, no end), played on a virtual clock.
+final class HLSLiveOffsetTests: XCTestCase {
+    private var server: HTTPTestServer!
+    private var live: HLSLiveWindow!
+    private let path = "hls/live_offset.m3u8"
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+        // Five segments listed (0–4, 10 s); the window does not move unless a test moves it.
+        live = try HLSLiveWindow(contentsOf: Fixtures.url(.vod), window: .sliding(segments: 5), atEnd: .stall)
+        live.serve(on: server, at: "/" + path)
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    /// A player with the live item, ready, with its first picture shown; `configure` runs before the item is given
+    /// to the player.
+    private func readyLive(
+        mode: VirtualClock.Mode = .manual, configure: (AVPlayerItem) -> Void = { _ in }
+    ) throws -> (VirtualPlayer, AVPlayerItem) {
+        let v = VirtualPlayer(mode: mode, captureAudio: false)
+        let item = AVPlayerItem(url: server.url(path))
+        configure(item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        return (v, item)
+    }
+
+    func test_recommendedOffset_isThreeTargetDurations_postedWhenReady_andConfiguredFollowsIt() throws {
+        let changes = LockedBox<[CMTime]>([])
+        let token = NotificationCenter.default.addObserver(
+            forName: AVPlayerItem.recommendedTimeOffsetFromLiveDidChangeNotification, object: nil, queue: nil
+        ) { n in
+            if let item = n.object as? AVPlayerItem {
+                changes.withLock { $0.append(item.recommendedTimeOffsetFromLive) }
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let (v, item) = try readyLive()
+        XCTAssertEqual(item.recommendedTimeOffsetFromLive, CMTime(seconds: 6, preferredTimescale: 1000))
+        XCTAssertEqual(changes.withLock { $0 }, [CMTime(seconds: 6, preferredTimescale: 1000)])
+        XCTAssertEqual(
+            item.configuredTimeOffsetFromLive, item.recommendedTimeOffsetFromLive, "not set: the recommended")
+        XCTAssertFalse(item.automaticallyPreservesTimeOffsetFromLive)
+        // Three target durations from the edge of 0–10 s: segment 2, frame 60 × 2.
+        XCTAssertEqual(v.frames.indices.first ?? nil, 120)
+    }
+
+    func test_vod_hasNoLiveOffsets() throws {
+        let v = VirtualPlayer(mode: .manual, captureAudio: false)
+        let item = AVPlayerItem(url: server.url(HLSFixture.vod.rawValue))
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay)
+        XCTAssertFalse(item.recommendedTimeOffsetFromLive.isValid)
+        item.configuredTimeOffsetFromLive = CMTime(seconds: 4, preferredTimescale: 1)
+        XCTAssertFalse(item.configuredTimeOffsetFromLive.isValid)
+    }
+
+    func test_configuredOffset_choosesWherePlaybackStarts() throws {
+        // 3 s before the edge at 10 s: the segment holding 7 s, the fourth (frames 180…); none: the last.
+        for (offset, frame) in [(3.0, 180), (0.0, 240), (9.5, 0)] {
+            let (v, item) = try readyLive { item in
+                item.configuredTimeOffsetFromLive = CMTime(seconds: offset, preferredTimescale: 1000)
+            }
+            XCTAssertEqual(v.frames.indices.first ?? nil, frame, "offset \(offset)")
+            XCTAssertEqual(item.configuredTimeOffsetFromLive, CMTime(seconds: offset, preferredTimescale: 1000))
+            v.player.replaceCurrentItem(with: nil)
+        }
+    }
+
+    func test_seekToPositiveInfinity_landsAtTheConfiguredOffsetFromTheEdge() throws {
+        let (v, item) = try readyLive()
+        let first = try XCTUnwrap(v.frames.entries.first)
+        // Item time 0 is where playback started (segment 2); the window ends with segment 4, 6 s on.
+        let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
+        XCTAssertEqual(window.end.seconds, 6, accuracy: 0.1)
+        item.configuredTimeOffsetFromLive = CMTime(seconds: 4, preferredTimescale: 1)
+        let done = LockedBox<Bool?>(nil)
+        item.seek(to: .positiveInfinity, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+            done.withLock { $0 = ok }
+        }
+        waitUntil("seek", timeout: 30) { done.withLock { $0 } != nil }
+        XCTAssertEqual(done.withLock { $0 }, true)
+        let target = window.end.seconds - 4
+        XCTAssertEqual(item.currentTime().seconds, target, accuracy: 0.001)
+        let expected = 120 + Int(((target - first.time.seconds) * 30).rounded(.down))
+        XCTAssertEqual(v.frames.indices.last ?? nil, expected)
+    }
+
+    /// Plays a looping live window (five segments listed) in real time (stalls are real-time events), from 2 s
+    /// before its edge, until it stalls there; then publishes three more segments (the loop's 0–2 after a
+    /// discontinuity) and returns once playback goes on.
+    private func stallAtTheEdgeAndRecover(
+        preserving: Bool
+    ) throws -> (
+        player: AVPlayer, frames: FrameRecorder, item: AVPlayerItem, offsetAtStall: Double, recommended: [CMTime]
+    ) {
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", "/dev/null", 1)
+        defer {
+            unsetenv("SDL_AUDIODRIVER")
+            unsetenv("SDL_DISKAUDIOFILE")
+        }
+        let looping = try HLSLiveWindow(contentsOf: Fixtures.url(.vod), window: .sliding(segments: 5), atEnd: .loop)
+        looping.serve(on: server, at: "/hls/live_loop.m3u8")
+        let recommended = LockedBox<[CMTime]>([])
+        let player = AVPlayer()
+        let frames = FrameRecorder()
+        player.engineCreatingIfNeeded().addVideoSink(frames)
+        let item = AVPlayerItem(url: server.url("hls/live_loop.m3u8"))
+        item.automaticallyPreservesTimeOffsetFromLive = preserving
+        item.configuredTimeOffsetFromLive = CMTime(seconds: 2, preferredTimescale: 1)
+        let token = NotificationCenter.default.addObserver(
+            forName: AVPlayerItem.recommendedTimeOffsetFromLiveDidChangeNotification, object: item, queue: nil
+        ) { _ in recommended.withLock { $0.append(item.recommendedTimeOffsetFromLive) } }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let stalls = NotificationLog(AVPlayerItem.playbackStalledNotification, object: item)
+        player.replaceCurrentItem(with: item)
+        player.play()
+        waitUntil("stall", timeout: 30) { stalls.count >= 1 }
+        waitUntil("waiting", timeout: 10) { player.timeControlStatus == .waitingToPlayAtSpecifiedRate }
+        let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
+        let offset = window.end.seconds - item.currentTime().seconds
+        looping.advance(segments: 3)
+        waitUntil("playing again", timeout: 30) { player.timeControlStatus == .playing }
+        return (player, frames, item, offset, recommended.withLock { $0 })
+    }
+
+    func test_aStall_raisesTheRecommendedOffset_andWithoutPreservingPlaybackGoesOnWhereItWas() throws {
+        let run = try stallAtTheEdgeAndRecover(preserving: false)
+        defer { run.player.replaceCurrentItem(with: nil) }
+        // Three target durations, then one more for the stall.
+        XCTAssertEqual(run.recommended.map(\.seconds), [6, 8])
+        XCTAssertLessThan(run.offsetAtStall, 1, "stalled at the edge")
+        // The next pictures are the loop's first (VOD frame 0 on), right after the last one shown before.
+        waitUntil("the loop's pictures", timeout: 30) { run.frames.indices.contains(10) }
+        let indices = run.frames.indices.compactMap { $0 }
+        let loopStart = try XCTUnwrap(indices.firstIndex { $0 < 20 })
+        XCTAssertGreaterThan(indices[max(0, loopStart - 1)], 280, "\(indices.suffix(40))")
+    }
+
+    func test_automaticallyPreservingTheOffset_seeksForwardAfterTheStall() throws {
+        let run = try stallAtTheEdgeAndRecover(preserving: true)
+        defer { run.player.replaceCurrentItem(with: nil) }
+        // Six more seconds listed: the playhead jumps to the same distance from the new edge, in the loop's
+        // third segment (VOD frames 120–179), its first two skipped.
+        waitUntil("seeked forward", timeout: 30) {
+            (run.frames.indices.last ?? nil).map { $0 >= 120 && $0 < 180 } ?? false
+        }
+        let window = try XCTUnwrap(run.item.seekableTimeRanges.first?.timeRangeValue)
+        // (The stall began at the edge: the offset kept is one target duration, so that something is listed there.)
+        XCTAssertEqual(
+            window.end.seconds - run.item.currentTime().seconds, max(run.offsetAtStall, 2), accuracy: 0.5)
+        let afterStall = run.frames.indices.compactMap { $0 }.drop { $0 >= 120 }
+        XCTAssertFalse(
+            afterStall.contains { $0 < 100 }, "the loop's first segments were skipped: \(afterStall.prefix(20))")
+    }
+
+    func test_aCopy_keepsTheLiveSettings() {
+        let item = AVPlayerItem(url: server.url(path))
+        item.configuredTimeOffsetFromLive = CMTime(seconds: 5, preferredTimescale: 1)
+        item.automaticallyPreservesTimeOffsetFromLive = true
+        item.canUseNetworkResourcesForLiveStreamingWhilePaused = true
+        let copy = item.copy() as! AVPlayerItem
+        XCTAssertEqual(copy.configuredTimeOffsetFromLive, CMTime(seconds: 5, preferredTimescale: 1))
+        XCTAssertTrue(copy.automaticallyPreservesTimeOffsetFromLive)
+        XCTAssertTrue(copy.canUseNetworkResourcesForLiveStreamingWhilePaused)
+    }
+}

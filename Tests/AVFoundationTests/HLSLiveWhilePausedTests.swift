@@ -1,0 +1,107 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// `canUseNetworkResourcesForLiveStreamingWhilePaused` and a paused live item the window leaves behind, on
+/// `HLSLiveWindow` over `hls/vod.m3u8` (three 2 s segments listed, repeating after a discontinuity when advanced past
+/// its end), counting the playlist requests in the server's log.
+final class HLSLiveWhilePausedTests: XCTestCase {
+    private var server: HTTPTestServer!
+    private var live: HLSLiveWindow!
+    private let path = "/hls/live_paused.m3u8"
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+        live = try HLSLiveWindow(contentsOf: Fixtures.url(.vod), window: .sliding(segments: 3), atEnd: .loop)
+        live.serve(on: server, at: path)
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    private var playlistRequests: Int { server.requestLog.filter { $0.path == path }.count }
+
+    /// A paused player (manual clock) with the live item ready and its first picture shown.
+    private func pausedLive(canUseNetwork: Bool) throws -> (VirtualPlayer, AVPlayerItem) {
+        let v = VirtualPlayer(mode: .manual, captureAudio: false)
+        let item = AVPlayerItem(url: server.url(String(path.dropFirst())))
+        item.canUseNetworkResourcesForLiveStreamingWhilePaused = canUseNetwork
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        XCTAssertEqual(v.player.timeControlStatus, .paused)
+        return (v, item)
+    }
+
+    func test_byDefault_aPausedLiveItemReloadsNoPlaylist() throws {
+        let (v, item) = try pausedLive(canUseNetwork: false)
+        XCTAssertFalse(item.canUseNetworkResourcesForLiveStreamingWhilePaused, "Apple's default")
+        let before = playlistRequests
+        live.advance(segments: 1)
+        // Two target durations: a reload would have been due (after one) and repeated.
+        Thread.sleep(forTimeInterval: 4)
+        XCTAssertEqual(playlistRequests, before, "no playlist request while paused")
+        XCTAssertEqual(item.seekableTimeRanges.first?.timeRangeValue.end.seconds ?? 0, 6, accuracy: 0.1)
+        // Playing again reloads at once (the reload is overdue).
+        v.player.play()
+        waitUntil("reload after play", timeout: 30) { self.playlistRequests > before }
+    }
+
+    func test_allowed_aPausedLiveItemKeepsReloading_andItsWindowMoves() throws {
+        let (v, item) = try pausedLive(canUseNetwork: true)
+        let before = playlistRequests
+        live.advance(segments: 1)
+        waitUntil("reload while paused", timeout: 30) { self.playlistRequests > before }
+        waitUntil("window moved", timeout: 30) {
+            abs((item.seekableTimeRanges.first?.timeRangeValue.end.seconds ?? 0) - 8) < 0.1
+        }
+        XCTAssertEqual(v.player.timeControlStatus, .paused)
+    }
+
+    /// Plays a second, pauses, lets the window slide past the playhead (three segments on: VOD 3, 4 and 0 are
+    /// listed), plays again: the playhead goes to the window's start, VOD segment 3 (frames 180…), not on through
+    /// what it had buffered.
+    private func assertResumesAtTheWindowsStart(canUseNetwork: Bool) throws {
+        let (v, item) = try pausedLive(canUseNetwork: canUseNetwork)
+        v.player.play()
+        for _ in 0..<10 {
+            v.clock.advance(by: CMTime(value: 1, timescale: 10))
+            spinMainRunLoop(0.01)
+        }
+        v.player.pause()
+        waitUntil("paused", timeout: 10) { v.player.timeControlStatus == .paused }
+        let pausedAt = try XCTUnwrap(v.frames.indices.last ?? nil)
+        XCTAssertLessThan(pausedAt, 60)
+        live.advance(segments: 3)
+        if canUseNetwork {
+            waitUntil("window moved while paused", timeout: 30) {
+                (item.seekableTimeRanges.first?.timeRangeValue.start.seconds ?? 0) > 5
+            }
+        }
+        // (The clock stands still: the playhead can only move by the seek to the window's start, which shows its
+        // picture; without permission the window moves when playing reloads the playlist.)
+        v.player.play()
+        waitUntil("at the window's start", timeout: 30) {
+            (v.frames.indices.last ?? nil).map { $0 >= 180 } ?? false
+        }
+        let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
+        XCTAssertGreaterThanOrEqual(item.currentTime().seconds, window.start.seconds - 0.05)
+        // From where it paused to the window's start: none of the buffered pictures in between but the one shown
+        // as playing began.
+        let after = Array(v.frames.indices.compactMap { $0 }.drop { $0 <= pausedAt })
+        XCTAssertEqual(after.first { $0 > pausedAt + 1 }, 180, "\(after.prefix(10))")
+        XCTAssertLessThanOrEqual(after.prefix { $0 < 180 }.count, 1, "\(after.prefix(10))")
+    }
+
+    func test_fallingBehindTheWindowWhilePaused_resumesAtItsStart() throws {
+        try assertResumesAtTheWindowsStart(canUseNetwork: false)
+    }
+
+    func test_fallingBehindTheWindowWhilePaused_withNetworkUse_resumesAtItsStart() throws {
+        try assertResumesAtTheWindowsStart(canUseNetwork: true)
+    }
+}
