@@ -132,7 +132,7 @@ final class PlaySession {
         guard decisions.count > variantDecisionsEmitted else { return }
         for d in decisions[variantDecisionsEmitted...] {
             var fields = currentInfo.fields
-            fields["reason"] = d.reason.rawValue
+            fields["reason"] = String(describing: d.reason)
             fields["mediaSequence"] = d.mediaSequence
             fields["time"] = d.itemTime.seconds
             fields["bitrate"] = d.toPeakBitRate

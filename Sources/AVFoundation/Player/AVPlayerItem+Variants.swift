@@ -5,8 +5,10 @@ import PlaybackEngine
 
 /// Preferences for the variants an item may play (Apple's `AVVariantPreferences`).
 public struct AVVariantPreferences: OptionSet, Sendable {
+    /// The preferences' bits.
     public let rawValue: UInt
 
+    /// Preferences from their bits.
     public init(rawValue: UInt) {
         self.rawValue = rawValue
     }
@@ -40,8 +42,9 @@ public struct OAVFVariantSituation: Sendable {
     public let estimatedBitRate: Double?
     /// Seconds of media read ahead of the playhead; nil when unknown.
     public let forwardBufferDuration: TimeInterval?
-    /// The media sequence number and duration of the segment about to be fetched.
+    /// The media sequence number of the segment about to be fetched.
     public let mediaSequence: Int
+    /// The duration (`EXTINF`) of the segment about to be fetched, in seconds.
     public let segmentDuration: TimeInterval
 }
 
@@ -59,7 +62,7 @@ public protocol OAVFVariantPolicy: Sendable {
 /// was decided on (see ``AVPlayerItem/oavfVariantDecisions``).
 public struct OAVFVariantDecision: Sendable, Equatable {
     /// Why the variant was chosen.
-    public enum Reason: String, Sendable {
+    public enum Reason: Sendable {
         /// The variant playback started on.
         case start
         /// The estimate sustains a higher variant with margin and the buffer is healthy.
@@ -82,17 +85,21 @@ public struct OAVFVariantDecision: Sendable, Equatable {
     public let mediaSequence: Int
     /// The item time where the new variant starts playing.
     public let itemTime: CMTime
-    /// The peak bit rates (`BANDWIDTH`) of the variant left (nil at the start) and of the one chosen.
+    /// The peak bit rate (`BANDWIDTH`) of the variant left; nil at the start.
     public let fromPeakBitRate: Double?
+    /// The peak bit rate (`BANDWIDTH`) of the variant chosen.
     public let toPeakBitRate: Double
     /// The chosen variant's `RESOLUTION`, when stated.
     public let toPresentationSize: CGSize?
+    /// Why the variant was chosen.
     public let reason: Reason
-    /// The bandwidth estimate (bits per second) and forward buffer (seconds) the choice was made on.
+    /// The bandwidth estimate (bits per second) the choice was made on; nil before there was one.
     public let estimatedBitRate: Double?
+    /// The forward buffer (seconds) the choice was made on; nil when unknown.
     public let forwardBufferDuration: TimeInterval?
-    /// The caps in force (nil: none).
+    /// The peak bit rate cap in force (`preferredPeakBitRate`); nil: none.
     public let peakBitRateCap: Double?
+    /// The resolution cap in force (`preferredMaximumResolution`); nil: none.
     public let maximumResolutionCap: CGSize?
 }
 
