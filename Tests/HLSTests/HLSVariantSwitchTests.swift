@@ -117,6 +117,42 @@ final class HLSVariantSwitchTests: XCTestCase {
         XCTAssertEqual(paths.filter { $0.hasSuffix("540p_init.mp4") }.count, 2, "\(paths)")
     }
 
+    /// Fragmented MP4: a seek to a segment already fetched ahead from the variant playing, which the policy now
+    /// moves to another variant, reads that variant's init section and segment (not the bytes fetched ahead, which
+    /// the new init section cannot describe), and the frames go on from the segment's first.
+    func test_fragmentedMP4_seekToASegmentSwitchedAtTheSeek_readsTheNewVariantsBytes() throws {
+        let source = HLSSource(url: server.url(HLSFixture.fmp4.rawValue))
+        let control = try XCTUnwrap(source.variantControl)
+        control.policy = ScriptedPolicy(plan: [:])
+        try source.open()
+        source.setDiscard(keepingStreams: [0, 1])
+        let facts = HLSFixture.fmp4.facts
+        let start = try XCTUnwrap(source.info.startTimeMicroseconds)
+        let packet = Packet()
+        // Into segment 2, so that segment 3 is fetched ahead from 360p.
+        var videoPackets = 0
+        while videoPackets < Int(2.5 * facts.segmentDuration * 30), try source.read(into: packet) == .packet {
+            if packet.streamIndex == 0 { videoPackets += 1 }
+        }
+        // The request made ahead reaches the server on its own time.
+        let deadline = Date().addingTimeInterval(10)
+        while !server.requestLog.contains(where: { $0.path.hasSuffix("/360p_003.m4s") }), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        XCTAssertTrue(server.requestLog.contains { $0.path.hasSuffix("/360p_003.m4s") })
+        control.policy = ScriptedPolicy(plan: [3: 1])
+        let before = server.requestLog.count
+        try source.seek(toMicroseconds: start + Int64(3 * facts.segmentDuration * 1e6) + 100_000)
+        let (frames, _) = try readFrames(source)
+        let first = Int(3 * facts.segmentDuration * 30)
+        XCTAssertEqual(frames.first, 0)  // readFrames counts from the first frame it reads
+        XCTAssertEqual(frames.count, facts.video.frameCount - first)
+        let after = server.requestLog.dropFirst(before).map(\.path)
+        XCTAssertTrue(after.contains { $0.hasSuffix("/540p_init.mp4") }, "\(after)")
+        XCTAssertTrue(after.contains { $0.hasSuffix("/540p_003.m4s") }, "\(after)")
+        XCTAssertEqual(control.decisions.last?.to.height, 540)
+    }
+
     /// A cap lowered while reading applies to the next segment, even one fetched ahead from above it.
     func test_capLoweredWhileReading_nextSegmentIsWithinIt() throws {
         let source = HLSSource(url: server.url(HLSFixture.ts.rawValue))

@@ -253,10 +253,12 @@ final class HLSInput {
         let index =
             seconds <= 0 ? 0 : (playlist.segmentIndex(containing: seconds) ?? max(0, playlist.segments.count - 1))
         feed.restart(at: index)
-        if playlist.segments[index].discontinuitySequence != demuxerSequence {
-            try openDemuxer(at: index, probing: true)
+        // The feed may have chosen another variant for it (``playlist`` is then that variant's).
+        let restarted = feed.nextIndex
+        if playlist.segments[restarted].discontinuitySequence != demuxerSequence {
+            try openDemuxer(at: restarted, probing: true)
         } else if demuxer.formatName.hasPrefix("mov") {
-            try openSwitchedDemuxer(at: index)
+            try openSwitchedDemuxer(at: restarted)
         } else {
             demuxer.discardBufferedInput()
         }

@@ -92,7 +92,7 @@ final class SegmentFeed: ByteStreamReader {
     }
 
     /// Continues with segment `index` (after a seek): drops what is being read, keeps a prefetch of that very
-    /// segment.
+    /// segment; the segment's variant is chosen at once (``nextIndex`` is then its index in that variant's playlist).
     func restart(at index: Int) {
         current?.body.cancel()
         current = nil
@@ -114,6 +114,16 @@ final class SegmentFeed: ByteStreamReader {
         deliveredMap = nil
         deliveredDiscontinuitySequence = nil
         isHeldAtDiscontinuity = false
+        // The variant of the segment restarted at is chosen now, before a demuxer opens on the feed: a switch adopted
+        // while that demuxer reads its header would hold the feed (fragmented MP4) and end it before its first byte.
+        decidedIndex = index
+        if let switched = variantSwitch?(playlist, index) {
+            // A prefetch kept above is the variant left's segment.
+            prefetched?.body.cancel()
+            prefetched = nil
+            adopt(switched)
+            isHeldAtSwitch = false
+        }
     }
 
     /// Goes on past the discontinuity the feed is held at, for a new demuxer: its first bytes are the next segment's
