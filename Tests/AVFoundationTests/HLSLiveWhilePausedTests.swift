@@ -105,3 +105,31 @@ final class HLSLiveWhilePausedTests: XCTestCase {
         try assertResumesAtTheWindowsStart(canUseNetwork: true)
     }
 }
+
+/// A live playlist that stops updating (no new segment, no `EXT-X-ENDLIST`): once the player has read what it lists
+/// and reloads have found it unchanged for longer than 1.5 target durations (as Apple's players give up), the item
+/// fails with an error saying so, rather than waiting for ever.
+final class HLSLivePlaylistStoppedTests: XCTestCase {
+    func test_aLivePlaylistThatStopsUpdating_failsTheItem_sayingSo() throws {
+        let server = try HTTPTestServer(root: try Fixtures.directory())
+        defer { server.stop() }
+        let live = try HLSLiveWindow(contentsOf: Fixtures.url(.vod), window: .sliding(segments: 3), atEnd: .stall)
+        live.advance(segments: 100)  // every segment published: the playlist stays live and never changes again
+        let path = "/hls/live_stopped.m3u8"
+        live.serve(on: server, at: path)
+        let v = VirtualPlayer(captureAudio: false)
+        let item = AVPlayerItem(url: server.url(String(path.dropFirst())))
+        let failures = NotificationLog(AVPlayerItem.failedToPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        // One target duration to the first reload, half of one to the next: about 3 s.
+        waitUntil("the item failed", timeout: 30) { item.status == .failed }
+        let error = try XCTUnwrap(item.error as NSError?)
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertTrue(error.localizedFailureReason?.contains("has not changed") ?? false, "\(error)")
+        XCTAssertLessThanOrEqual(failures.count, 1)
+        // It played what was listed first, and reloaded more than once before giving up.
+        XCTAssertFalse(v.frames.entries.isEmpty)
+        XCTAssertGreaterThanOrEqual(server.requestLog.filter { $0.path == path }.count, 3)
+    }
+}

@@ -134,7 +134,9 @@ final class HLSInput {
     var bytesDelivered: Int64 { feed.bytesDelivered }
 
     /// Why the feed ended, when a request failed (its text names the request).
-    var feedFailure: FFmpegError? { feed.failure }
+    var feedFailure: FFmpegError? { feed.failure ?? reloadFailure }
+    /// Why waiting for a live playlist to grow failed (a reload failed, or the playlist stopped updating).
+    private var reloadFailure: FFmpegError?
 
     /// The `BANDWIDTH` of the variant this input plays (nil for a rendition or a lone media playlist): recorded
     /// with its segments' transfers.
@@ -297,7 +299,11 @@ final class HLSInput {
                 if feed.nextIndex < latest.playlist.segments.count { return true }
             }
             if latest.playlist.hasEndList { return false }
-            if let failure = refresher.failure { throw failure }
+            if let failure = refresher.failure {
+                // The demuxer passes on only the code: keep the text for ``feedFailure``.
+                reloadFailure = failure
+                throw failure
+            }
             refresher.waitForChange(after: adoptedGeneration, timeout: 0.05)
         }
     }

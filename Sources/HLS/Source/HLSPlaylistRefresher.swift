@@ -10,6 +10,11 @@ import Foundation
 /// durations of the segments that slid out (``Snapshot/startMicroseconds``). The reading thread adopts a newer
 /// snapshot when it runs out of segments (``HLSInput``).
 ///
+/// A playlist that stops updating: once reloads have found it unchanged for longer than
+/// ``unchangedLimit`` × its target duration (Apple's players give up after 1.5: "Playlist File unchanged for longer
+/// than 1.5 * target duration"), ``failure`` says so and stays set until a reload changes it; the reader, out of
+/// segments at the live edge, then fails with it. Time spent with reloads suspended does not count.
+///
 /// Threads: its own ("oavf.hls-reload"); ``snapshot``, ``failure``, ``waitForChange(after:timeout:)`` and ``stop()``
 /// from any thread.
 final class HLSPlaylistRefresher: @unchecked Sendable {
@@ -77,14 +82,24 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
 
     private var isStopped: Bool { condition.withLock { stopped } || isInterrupted() }
 
+    /// How many target durations a live playlist may stay unchanged before it counts as stopped.
+    static let unchangedLimit = 1.5
+
     private func run() {
         var lastReload = Date()
         var changed = true
+        // Since when reloads have found the playlist unchanged (or reloading resumed).
+        var unchangedSince = Date()
         while !isStopped {
             let current = snapshot
             let target = current.playlist.targetDuration
             let due = lastReload.addingTimeInterval(changed ? target : target / 2)
-            if Date() < due || control.reloadsSuspended {
+            if control.reloadsSuspended {
+                unchangedSince = Date()
+                Thread.sleep(forTimeInterval: 0.05)
+                continue
+            }
+            if Date() < due {
                 Thread.sleep(forTimeInterval: min(0.05, max(0.005, due.timeIntervalSinceNow)))
                 continue
             }
@@ -114,7 +129,22 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             let listedEnd = old.mediaSequence + old.segments.count
             let reloadedEnd = playlist.mediaSequence + playlist.segments.count
             changed = reloadedEnd != listedEnd || playlist.hasEndList != old.hasEndList
-            condition.withLock { lastFailure = nil }
+            let unchangedFor = Date().timeIntervalSince(unchangedSince)
+            if changed {
+                unchangedSince = Date()
+                condition.withLock { lastFailure = nil }
+            } else if target > 0, unchangedFor > Self.unchangedLimit * target {
+                condition.withLock {
+                    lastFailure = FFmpegError(
+                        code: FFmpegError.invalidData.code,
+                        function: "HLS: the live playlist \(url.absoluteString) has not changed for "
+                            + String(format: "%.1f", unchangedFor) + " s (more than \(Self.unchangedLimit) × its "
+                            + "target duration of \(target) s)")
+                }
+                condition.broadcast()
+            } else {
+                condition.withLock { lastFailure = nil }
+            }
             guard changed else {
                 // Date ranges added or updated with no new segment still reach the source's readers.
                 if playlist.dateRanges != old.dateRanges {
