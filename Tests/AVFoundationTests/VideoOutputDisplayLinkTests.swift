@@ -102,14 +102,25 @@ final class VideoOutputDisplayLinkTests: XCTestCase {
         player.pause()
         // Paused: nothing new, so the link stops itself and waits for a notice.
         waitUntil("quiescent", timeout: 5) { puller.counts.quiesced >= 1 && !CVDisplayLinkIsRunning(puller.link) }
-        let restartsBefore = puller.counts.restarted
-        Thread.sleep(forTimeInterval: 0.3)
+        let (quiescedBefore, restartsBefore) = puller.counts
+        // Paused, the only thing that could still bring a picture (and so a notice) is the decoder working ahead:
+        // once its queue is full it stops, and once the delegate queue has run what was sent to it, nothing is left
+        // that could restart the link.
+        let session = try XCTUnwrap(item.session)
+        waitUntil("the decoder's picture queue full", timeout: 10) {
+            guard let frames = session.videoFrames else { return true }
+            return frames.count >= frames.capacity
+        }
+        puller.queue.sync {}
         XCTAssertFalse(CVDisplayLinkIsRunning(puller.link), "stays quiescent while paused")
         XCTAssertEqual(puller.counts.restarted, restartsBefore)
         player.play()
         waitUntil("restarted by outputMediaDataWillChange", timeout: 5) { puller.counts.restarted > restartsBefore }
         waitUntil("end", timeout: 10) { ends.count == 1 }
-        Thread.sleep(forTimeInterval: 0.1)
+        // After the last picture the link goes quiescent again: every pull it made is in.
+        waitUntil("quiescent after the end", timeout: 10) {
+            puller.counts.quiesced > quiescedBefore && !CVDisplayLinkIsRunning(puller.link)
+        }
 
         let pulled = puller.pulledIndices
         let seen = Set(pulled.compactMap { $0 })
