@@ -18,6 +18,7 @@ private final class DisplayLinkPuller: AVPlayerItemOutputPullDelegate, @unchecke
     /// Guarded by `lock`.
     private var lastHostTime: UInt64 = 0
     private var indices: [Int?] = []
+    private var asked: [Double] = []
     private var quiesced = 0
     private var restarted = 0
 
@@ -31,6 +32,9 @@ private final class DisplayLinkPuller: AVPlayerItemOutputPullDelegate, @unchecke
     }
 
     func pulled(_ index: Int?) { lock.withLock { indices.append(index) } }
+    func asked(_ itemTime: CMTime) { lock.withLock { asked.append(itemTime.seconds) } }
+    /// The item times the callbacks asked about, in order.
+    var askedTimes: [Double] { lock.withLock { asked } }
     func noteQuiesced() { lock.withLock { quiesced += 1 } }
     var counts: (quiesced: Int, restarted: Int) { lock.withLock { (quiesced, restarted) } }
     var pulledIndices: [Int?] { lock.withLock { indices } }
@@ -49,6 +53,7 @@ private func myDisplayCallback(
 ) -> CVReturn {
     let me = Unmanaged<DisplayLinkPuller>.fromOpaque(displayLinkContext!).takeUnretainedValue()
     let outputItemTime = me.output.itemTime(for: inOutputTime.pointee)
+    me.asked(outputItemTime)
     if me.output.hasNewPixelBuffer(forItemTime: outputItemTime) {
         var presentationItemTime = CMTime.zero
         me.lastHost = inOutputTime.pointee.hostTime
@@ -125,8 +130,15 @@ final class VideoOutputDisplayLinkTests: XCTestCase {
         let pulled = puller.pulledIndices
         let seen = Set(pulled.compactMap { $0 })
         let missing = (0...89).filter { !seen.contains($0) }
-        print("display link pulled \(pulled.count) pictures; missing \(missing)")
-        XCTAssertLessThanOrEqual(missing.count, 2, "missing frame indices \(missing)")
+        // Counted against what happened, not the wall clock: a picture can be missed only when the engine dropped it
+        // as late, or when no callback asked for a time inside its 1/30 s (the link's thread ran late); a loaded
+        // machine does both. Beyond those, at most 2.
+        let asked = puller.askedTimes
+        let dropped = player.playbackStatistics.framesDropped
+        let unexplained = missing.filter { i in asked.contains { $0 >= Double(i) / 30 && $0 < Double(i + 1) / 30 } }
+        print("display link pulled \(pulled.count) pictures; missing \(missing), \(dropped) dropped by the engine")
+        XCTAssertLessThanOrEqual(
+            unexplained.count, 2 + dropped, "missing frame indices \(missing) (asked in their time: \(unexplained))")
         XCTAssertEqual(pulled.filter { $0 == nil }.count, 0, "every pulled picture readable")
         let read = pulled.compactMap { $0 }
         XCTAssertEqual(read, read.sorted(), "in order")
