@@ -120,7 +120,7 @@ fuzz: bootstrap fixtures
 		SDL_AUDIODRIVER=dummy LSAN_OPTIONS=suppressions=Fuzz/lsan.supp nice -n 19 .build/fuzz/release/$$h -merge=1 \
 			$$corpus.min $$corpus $${!args} 2>&1 | grep -E '^MERGE-OUTER: [0-9]+ new files' || exit 1; \
 		rm -rf $$corpus && mv $$corpus.min $$corpus; \
-		echo "== $$h: corpus $$(ls $$corpus | wc -l) files, $$(du -sk $$corpus | cut -f1) KiB"; \
+		echo "== $$h: corpus $$(ls $$corpus | wc -l) files, $$(du -sk --apparent-size $$corpus | cut -f1) KiB"; \
 	done
 
 bench: bootstrap fixtures
