@@ -77,26 +77,50 @@ sanitize-thread: bootstrap fixtures
 		timeout --kill-after=30 3600 stdbuf -oL -eL \
 		$(SWIFT) test --sanitize=thread --scratch-path .build/tsan $(SANITIZE_TEST_ARGS)
 
-# libFuzzer harnesses (Fuzz/, a package of its own built with -sanitize=fuzzer,address): open+probe and
-# demux+decode+exact seeks. Each runs FUZZ_RUNS inputs from a corpus seeded with the small fixtures (kept in
-# .build/fuzz-corpus, not committed); a crash or hang leaves its input as Fuzz/artifacts/<harness>-crash-*.
+# libFuzzer harnesses (Fuzz/, a package of its own built with -sanitize=fuzzer,address; README "Development"): the HLS
+# playlist parser, text subtitles (demuxers, decoders, cue store, attributed strings), open+probe, and
+# demux+decode+exact seeks. Each runs FUZZ_RUNS inputs from its corpus in .build/fuzz-corpus/<harness> (not committed;
+# seeded by scripts/fuzz-seeds from the fixtures and the HLS tests' playlists), then the corpus is minimised
+# (-merge=1). A crash or hang leaves its input as Fuzz/artifacts/<harness>-crash-*. The harnesses are built
+# optimised (with testing enabled: two of them reach package-level code through @testable import), at nice 19.
 FUZZ_RUNS ?= 1000000
-FUZZ_HARNESSES ?= FuzzOpenProbe FuzzDemuxDecodeSeek
-FUZZ_SEEDS := h264_aac.mp4 hevc.mkv vp9_opus.webm h264_aac.ts audio.mp3 audio.flac audio.wav video_only.mp4 \
+FUZZ_HARNESSES ?= FuzzHLSParser FuzzSubtitles FuzzOpenProbe FuzzDemuxDecodeSeek
+FUZZ_FLAGS ?=
+export FUZZ_SEEDS := h264_aac.mp4 hevc.mkv vp9_opus.webm h264_aac.ts audio.mp3 audio.flac audio.wav video_only.mp4 \
 	audio_only.m4a odd_321x241.webm vfr.mp4 rotated90.mp4 truncated_faststart.mp4 corrupt_middle.mp4 text.mp4
+# Per harness: the text harnesses take inputs up to 64 KiB (a long playlist or subtitle file); media up to 1 MiB.
+# FuzzSubtitles runs without LeakSanitizer's per-input checks (Foundation's NSAttributedString leaks with every string,
+# see Fuzz/lsan.supp, so every input would trigger a whole-heap scan: 50 inputs/s instead of 650; check leaks with
+# FUZZ_FLAGS=-detect_leaks=1 and fewer runs) and in processes of 2×10⁵ inputs (that leak grows a process by a few KiB
+# per input).
+export FUZZ_ARGS_FuzzHLSParser := -dict=Fuzz/hls.dict -max_len=65536 -timeout=10
+export FUZZ_ARGS_FuzzSubtitles := -max_len=65536 -timeout=40 -detect_leaks=0
+export FUZZ_CHUNK_FuzzSubtitles := 200000
+export FUZZ_ARGS_FuzzOpenProbe := -max_len=1048576 -timeout=120
+export FUZZ_ARGS_FuzzDemuxDecodeSeek := -max_len=1048576 -timeout=120
 
 fuzz: bootstrap fixtures
-	$(SWIFT) build --package-path Fuzz --scratch-path .build/fuzz \
-		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+	$(SWIFT) build -c release --package-path Fuzz --scratch-path .build/fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing
 	@mkdir -p Fuzz/artifacts
 	@fixtures="$$(scripts/make-fixtures)"; \
 	for h in $(FUZZ_HARNESSES); do \
-		mkdir -p .build/fuzz-corpus/$$h; \
-		for f in $(FUZZ_SEEDS); do cp -n "$$fixtures/$$f" .build/fuzz-corpus/$$h/ 2>/dev/null || true; done; \
-		echo "== $$h: $(FUZZ_RUNS) runs"; \
-		SDL_AUDIODRIVER=dummy LSAN_OPTIONS=suppressions=Fuzz/lsan.supp .build/fuzz/debug/$$h .build/fuzz-corpus/$$h -runs=$(FUZZ_RUNS) \
-			-max_len=1048576 -timeout=120 -rss_limit_mb=4096 -print_final_stats=1 \
-			-artifact_prefix=Fuzz/artifacts/$$h- || exit 1; \
+		corpus=.build/fuzz-corpus/$$h; args=FUZZ_ARGS_$$h; chunk=FUZZ_CHUNK_$$h; \
+		scripts/fuzz-seeds $$h "$$fixtures" $$corpus; \
+		left=$(FUZZ_RUNS); per=$${!chunk:-$(FUZZ_RUNS)}; \
+		while [ $$left -gt 0 ]; do \
+			runs=$$((left < per ? left : per)); left=$$((left - runs)); \
+			echo "== $$h: $$runs runs ($$left after these)"; \
+			SDL_AUDIODRIVER=dummy LSAN_OPTIONS=suppressions=Fuzz/lsan.supp nice -n 19 .build/fuzz/release/$$h $$corpus \
+				-runs=$$runs -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=Fuzz/artifacts/$$h- \
+				$${!args} $(FUZZ_FLAGS) || exit 1; \
+		done; \
+		echo "== $$h: minimising the corpus"; \
+		rm -rf $$corpus.min && mkdir -p $$corpus.min; \
+		SDL_AUDIODRIVER=dummy LSAN_OPTIONS=suppressions=Fuzz/lsan.supp nice -n 19 .build/fuzz/release/$$h -merge=1 \
+			$$corpus.min $$corpus $${!args} 2>&1 | grep -E '^MERGE-OUTER: [0-9]+ new files' || exit 1; \
+		rm -rf $$corpus && mv $$corpus.min $$corpus; \
+		echo "== $$h: corpus $$(ls $$corpus | wc -l) files, $$(du -sk --apparent-size $$corpus | cut -f1) KiB"; \
 	done
 
 bench: bootstrap fixtures

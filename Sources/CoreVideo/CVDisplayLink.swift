@@ -201,8 +201,10 @@ public final class CVDisplayLink: @unchecked Sendable {
         (firstWake, lastWake, wakes) = (0, 0, 0)
         lock.unlock()
         let reference = WeakReference(self)
-        let thread = Thread { Self.tickLoop(reference, generation: run, origin: start, rate: rate) }
-        thread.name = "oavf.displaylink"
+        let thread = Thread {
+            Self.nameCurrentThread()
+            Self.tickLoop(reference, generation: run, origin: start, rate: rate)
+        }
         thread.qualityOfService = .userInteractive
         thread.start()
     }
@@ -258,6 +260,18 @@ public final class CVDisplayLink: @unchecked Sendable {
     }
 
     // MARK: Link thread
+
+    /// `pthread_setname_np`, a GNU extension Glibc's module map hides from Swift; looked up once.
+    private static let setThreadName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
+    }()
+
+    /// Names the link thread for the kernel (top, gdb, /proc): `oavf.displaylink` in the 15 bytes it keeps. (Setting
+    /// `Thread.name` before `start()` never reaches the kernel, and from inside the thread it races `start()`.)
+    private static func nameCurrentThread() {
+        _ = setThreadName?(pthread_self(), "oavf.displaylin")
+    }
 
     /// Asks for real-time scheduling; keeps the normal policy when refused (unprivileged processes).
     private static func raisePriority() {

@@ -18,6 +18,7 @@ private final class DisplayLinkPuller: AVPlayerItemOutputPullDelegate, @unchecke
     /// Guarded by `lock`.
     private var lastHostTime: UInt64 = 0
     private var indices: [Int?] = []
+    private var asked: [Double] = []
     private var quiesced = 0
     private var restarted = 0
 
@@ -31,6 +32,9 @@ private final class DisplayLinkPuller: AVPlayerItemOutputPullDelegate, @unchecke
     }
 
     func pulled(_ index: Int?) { lock.withLock { indices.append(index) } }
+    func asked(_ itemTime: CMTime) { lock.withLock { asked.append(itemTime.seconds) } }
+    /// The item times the callbacks asked about, in order.
+    var askedTimes: [Double] { lock.withLock { asked } }
     func noteQuiesced() { lock.withLock { quiesced += 1 } }
     var counts: (quiesced: Int, restarted: Int) { lock.withLock { (quiesced, restarted) } }
     var pulledIndices: [Int?] { lock.withLock { indices } }
@@ -49,6 +53,7 @@ private func myDisplayCallback(
 ) -> CVReturn {
     let me = Unmanaged<DisplayLinkPuller>.fromOpaque(displayLinkContext!).takeUnretainedValue()
     let outputItemTime = me.output.itemTime(for: inOutputTime.pointee)
+    me.asked(outputItemTime)
     if me.output.hasNewPixelBuffer(forItemTime: outputItemTime) {
         var presentationItemTime = CMTime.zero
         me.lastHost = inOutputTime.pointee.hostTime
@@ -102,20 +107,38 @@ final class VideoOutputDisplayLinkTests: XCTestCase {
         player.pause()
         // Paused: nothing new, so the link stops itself and waits for a notice.
         waitUntil("quiescent", timeout: 5) { puller.counts.quiesced >= 1 && !CVDisplayLinkIsRunning(puller.link) }
-        let restartsBefore = puller.counts.restarted
-        Thread.sleep(forTimeInterval: 0.3)
+        let (quiescedBefore, restartsBefore) = puller.counts
+        // Paused, the only thing that could still bring a picture (and so a notice) is the decoder working ahead:
+        // once its queue is full it stops, and once the delegate queue has run what was sent to it, nothing is left
+        // that could restart the link.
+        let session = try XCTUnwrap(item.session)
+        waitUntil("the decoder's picture queue full", timeout: 10) {
+            guard let frames = session.videoFrames else { return true }
+            return frames.count >= frames.capacity
+        }
+        puller.queue.sync {}
         XCTAssertFalse(CVDisplayLinkIsRunning(puller.link), "stays quiescent while paused")
         XCTAssertEqual(puller.counts.restarted, restartsBefore)
         player.play()
         waitUntil("restarted by outputMediaDataWillChange", timeout: 5) { puller.counts.restarted > restartsBefore }
         waitUntil("end", timeout: 10) { ends.count == 1 }
-        Thread.sleep(forTimeInterval: 0.1)
+        // After the last picture the link goes quiescent again: every pull it made is in.
+        waitUntil("quiescent after the end", timeout: 10) {
+            puller.counts.quiesced > quiescedBefore && !CVDisplayLinkIsRunning(puller.link)
+        }
 
         let pulled = puller.pulledIndices
         let seen = Set(pulled.compactMap { $0 })
         let missing = (0...89).filter { !seen.contains($0) }
-        print("display link pulled \(pulled.count) pictures; missing \(missing)")
-        XCTAssertLessThanOrEqual(missing.count, 2, "missing frame indices \(missing)")
+        // Counted against what happened, not the wall clock: a picture can be missed only when the engine dropped it
+        // as late, or when no callback asked for a time inside its 1/30 s (the link's thread ran late); a loaded
+        // machine does both. Beyond those, at most 2.
+        let asked = puller.askedTimes
+        let dropped = player.playbackStatistics.framesDropped
+        let unexplained = missing.filter { i in asked.contains { $0 >= Double(i) / 30 && $0 < Double(i + 1) / 30 } }
+        print("display link pulled \(pulled.count) pictures; missing \(missing), \(dropped) dropped by the engine")
+        XCTAssertLessThanOrEqual(
+            unexplained.count, 2 + dropped, "missing frame indices \(missing) (asked in their time: \(unexplained))")
         XCTAssertEqual(pulled.filter { $0 == nil }.count, 0, "every pulled picture readable")
         let read = pulled.compactMap { $0 }
         XCTAssertEqual(read, read.sorted(), "in order")

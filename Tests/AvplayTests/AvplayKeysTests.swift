@@ -41,11 +41,16 @@ final class AvplayKeysTests: XCTestCase {
         let t0 = try XCTUnwrap(time(), first)
         try wait("the time to advance past \(t0)") { (self.time() ?? 0) > t0 }
 
-        // Space pauses: the state says so and the time stops.
+        // Space pauses: the state says so and the time stops. m mutes and unmutes: two keys avplay read and two
+        // status lines it drew after the pause, at a time that has not moved.
         try tmux(["send-keys", "-t", session, "Space"])
         try wait("paused") { self.status().contains("paused") }
         let paused = try XCTUnwrap(time())
-        Thread.sleep(forTimeInterval: 0.8)
+        try tmux(["send-keys", "-t", session, "m"])
+        try wait("muted") { self.status().contains(" muted ") }
+        XCTAssertEqual(try XCTUnwrap(time()), paused, accuracy: 0.05, status())
+        try tmux(["send-keys", "-t", session, "m"])
+        try wait("unmuted") { self.status().contains(" vol ") && self.status().contains("paused") }
         XCTAssertEqual(try XCTUnwrap(time()), paused, accuracy: 0.05, status())
 
         // e switches to exact seeking; → then seeks exactly 5 s forward. (A fast seek lands on a keyframe

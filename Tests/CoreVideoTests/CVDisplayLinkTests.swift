@@ -91,6 +91,22 @@ final class CVDisplayLinkTests: XCTestCase {
         return try XCTUnwrap(link)
     }
 
+    /// This process's display-link threads (named `oavf.displaylin`, the kernel's 15 bytes).
+    private func linkThreadCount() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix("oavf.displaylin")
+        }.count
+    }
+
+    /// Waits until the link threads are back to `baseline`: a stopped or released link's thread exits at its next
+    /// tick without calling out, so once it is gone no callback can come. The event the "nothing after stop" checks
+    /// wait for, instead of a while.
+    private func waitForLinkThreads(toReturnTo baseline: Int) {
+        wait("the link's thread to end") { linkThreadCount() <= baseline }
+    }
+
     private func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
@@ -121,11 +137,13 @@ final class CVDisplayLinkTests: XCTestCase {
         let nominal = CVDisplayLinkGetNominalOutputVideoRefreshPeriod(link)
         XCTAssertEqual([nominal.timeValue, Int64(nominal.timeScale), Int64(nominal.flags)], [1, 60, 0])
         XCTAssertEqual(CVDisplayLinkGetActualOutputVideoRefreshPeriod(link), 0, "not running")
+        let threads = linkThreadCount()
         let started = CVGetCurrentHostTime()
         XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnSuccess)
         XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnDisplayLinkAlreadyRunning)
         XCTAssertTrue(CVDisplayLinkIsRunning(link))
         wait("90 ticks") { log.count >= 90 }
+        XCTAssertGreaterThan(linkThreadCount(), 0, "the link ticks on a thread of its own, found by its name")
         XCTAssertEqual(CVDisplayLinkGetActualOutputVideoRefreshPeriod(link), 1.0 / 60, accuracy: 0.002)
         var current = CVTimeStamp()
         XCTAssertEqual(CVDisplayLinkGetCurrentTime(link, &current), kCVReturnSuccess)
@@ -133,7 +151,7 @@ final class CVDisplayLinkTests: XCTestCase {
         XCTAssertEqual(CVDisplayLinkStop(link), kCVReturnSuccess)
         XCTAssertFalse(CVDisplayLinkIsRunning(link))
         let stoppedAt = log.count
-        Thread.sleep(forTimeInterval: 0.1)
+        waitForLinkThreads(toReturnTo: threads)
         XCTAssertEqual(log.count, stoppedAt, "no callback after Stop returned")
 
         let ticks = log.all
@@ -190,9 +208,10 @@ final class CVDisplayLinkTests: XCTestCase {
             XCTAssertEqual(CVDisplayLinkStop(link), kCVReturnSuccess)
             return kCVReturnSuccess
         }
+        let threads = linkThreadCount()
         CVDisplayLinkStart(link)
         wait("first callback") { calls.count == 1 }
-        Thread.sleep(forTimeInterval: 0.1)
+        waitForLinkThreads(toReturnTo: threads)
         XCTAssertEqual(calls.count, 1, "no callback after stopping from inside")
         XCTAssertFalse(CVDisplayLinkIsRunning(link))
         XCTAssertEqual(CVDisplayLinkStart(link), kCVReturnSuccess)
@@ -201,6 +220,7 @@ final class CVDisplayLinkTests: XCTestCase {
 
     func test_releasedRunningLink_stops() throws {
         let log = TickLog()
+        let threads = linkThreadCount()
         do {
             let link = try makeLink()
             CVDisplayLinkSetOutputHandler(link) { _, now, output, _, _ in
@@ -210,13 +230,15 @@ final class CVDisplayLinkTests: XCTestCase {
             CVDisplayLinkStart(link)
             wait("ticking") { log.count >= 2 }
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        // The released link's thread finds it gone at its next tick and ends; a callback in flight then has ended.
+        waitForLinkThreads(toReturnTo: threads)
         let count = log.count
-        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(linkThreadCount(), threads, "nothing left that could tick")
         XCTAssertEqual(log.count, count, "a released link does not keep ticking")
     }
 
     func test_startStopAndOutputChanges_fromFourThreads_neverOverlapCallbacks() throws {
+        let threads = linkThreadCount()
         let link = try makeLink()
         let log = TickLog()
         log.work = 0.004
@@ -243,7 +265,7 @@ final class CVDisplayLinkTests: XCTestCase {
         XCTAssertFalse(log.isInFlight, "Stop returned while a callback was running")
         XCTAssertFalse(CVDisplayLinkIsRunning(link))
         let count = log.count
-        Thread.sleep(forTimeInterval: 0.05)
+        waitForLinkThreads(toReturnTo: threads)
         XCTAssertEqual(log.count, count, "no callback after the last stop")
         XCTAssertGreaterThan(count, 0)
         XCTAssertEqual(log.overlapCount, 0)

@@ -43,7 +43,10 @@ final class EngineSnapshotTests: XCTestCase {
         // Whenever the engine gets to the pause, it freezes where the caller saw it.
         wait("the engine applied the pause") { engine.snapshot.rate == 0 && !engine.snapshot.clock.isRunning }
         XCTAssertEqual(engine.currentTime(of: session), frozen)
-        usleep(50_000)
+        // More engine iterations while paused (commands it applied after the pause), and the time stays.
+        let applied = engine.snapshot.processed
+        engine.setVolume(1, muted: false)
+        wait("the engine applied a command after the pause") { engine.snapshot.processed > applied }
         XCTAssertEqual(engine.currentTime(of: session), frozen, "still frozen")
 
         // Playing again starts from exactly there.

@@ -105,7 +105,10 @@ final class MediaProbeTests: XCTestCase {
     func test_cancellationInterruptsABlockedProbe() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         XCTAssertGreaterThanOrEqual(listener, 0)
-        defer { close(listener) }
+        defer {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -121,7 +124,18 @@ final class MediaProbeTests: XCTestCase {
         let port = UInt16(bigEndian: address.sin_port)
         let url = try XCTUnwrap(URL(string: "http://127.0.0.1:\(port)/never.mp4"))
         let cancellation = Cancellation()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancellation.cancel() }
+        // Cancels once the probe's request arrived: the probe is then blocked waiting for the answer.
+        // (The connection stays open until the probe returned: closed, it would end the probe as an end of file.)
+        let cancelled = expectation(description: "cancelled after the request")
+        let client = Locked<Int32>(-1)
+        Thread.detachNewThread {
+            let accepted = accept(listener, nil, nil)
+            var request = [UInt8](repeating: 0, count: 4096)
+            if accepted >= 0 { _ = recv(accepted, &request, request.count, 0) }
+            client.withLock { $0 = accepted }
+            cancellation.cancel()
+            cancelled.fulfill()
+        }
         let started = Date()
         XCTAssertThrowsError(try MediaProbe.describe(url: url, options: SourceOptions(), cancellation: cancellation)) {
             error in
@@ -129,6 +143,8 @@ final class MediaProbeTests: XCTestCase {
         }
         XCTAssertTrue(cancellation.isCancelled)
         XCTAssertLessThan(Date().timeIntervalSince(started), 10, "cancelled long before the read timeout")
+        wait(for: [cancelled], timeout: 10)
+        if client.current >= 0 { close(client.current) }
     }
 
     func test_sourceOptionsForLocalAndNetworkInputs() {

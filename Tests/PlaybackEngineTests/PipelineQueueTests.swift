@@ -18,6 +18,18 @@ final class PipelineQueueTests: XCTestCase {
         return (format, packets)
     }
 
+    /// Waits (polling) until `condition` holds: the waits below are for a thread to be blocked inside a queue, which
+    /// the queues count under the lock the thread waits on. Fails after 30 s.
+    private func waitUntil(
+        _ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool
+    ) {
+        let deadline = Date().addingTimeInterval(30)
+        while !condition() {
+            if Date() > deadline { return XCTFail("timed out waiting for \(what)", file: file, line: line) }
+            sched_yield()
+        }
+    }
+
     func test_serial_ordersGenerations() {
         let first = Serial.initial
         XCTAssertLessThan(first, first.next())
@@ -75,9 +87,9 @@ final class PipelineQueueTests: XCTestCase {
             }
             woke.fulfill()
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        waitUntil("the reader blocked in get") { queue.waitingReaderCount == 1 }
         queue.abort()
-        wait(for: [woke], timeout: 2)
+        wait(for: [woke], timeout: 30)
         XCTAssertEqual(result.current, "aborted")
         XCTAssertFalse(queue.put(packets[0]))
         XCTAssertEqual(queue.count, 0)
@@ -123,12 +135,14 @@ final class PipelineQueueTests: XCTestCase {
             returned.withLock { $0 = true }
             pushed.fulfill()
         }
-        Thread.sleep(forTimeInterval: 0.1)
+        waitUntil("the writer blocked in push") { queue.waitingWriterCount == 1 }
         XCTAssertFalse(returned.current, "writer waits for room")
+        XCTAssertEqual(queue.count, 3)
         XCTAssertEqual(queue.peek()?.element, 0)
         XCTAssertEqual(queue.peekNext()?.element, 1)
         XCTAssertEqual(queue.pop()?.element, 0)
-        wait(for: [pushed], timeout: 2)
+        wait(for: [pushed], timeout: 30)
+        XCTAssertEqual(queue.waitingWriterCount, 0)
         XCTAssertEqual((0..<3).compactMap { _ in queue.pop()?.element }, [1, 2, 3])
         XCTAssertNil(queue.pop())
         XCTAssertFalse(queue.waitUntilReadable(timeout: 0.02))
@@ -145,9 +159,9 @@ final class PipelineQueueTests: XCTestCase {
             result.withLock { $0 = accepted }
             done.fulfill()
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        waitUntil("the writer blocked in push") { queue.waitingWriterCount == 1 }
         queue.abort()
-        wait(for: [done], timeout: 2)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(result.current, false)
         XCTAssertFalse(queue.waitUntilReadable(timeout: 0.01))
         queue.start()
@@ -173,9 +187,9 @@ final class PipelineQueueTests: XCTestCase {
             result.withLock { $0 = accepted }
             done.fulfill()
         }
-        Thread.sleep(forTimeInterval: 0.03)
+        waitUntil("the writer waiting for room") { queue.waitingWriterCount == 1 }
         cancel.withLock { $0 = true }
-        wait(for: [done], timeout: 2)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(result.current, false)
         XCTAssertFalse(queue.isAborted)
         XCTAssertEqual(queue.count, 1)

@@ -177,18 +177,23 @@ final class PipelineSeekTests: XCTestCase {
         let harness = try PipelineHarness(.h264AAC, limits: BufferLimits(maxBytes: 64 * 1024, maxDuration: 1))
         harness.start()
         // Nobody consumes: the frame queues fill, the decoders block in push, the demuxer sleeps on its limits.
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let full =
-                harness.video?.frames.count == FrameQueue<VideoFrame>.videoCapacity
-                && harness.audio?.frames.count == FrameQueue<AudioFrame>.audioCapacity
-                && (harness.video?.packets.count ?? 0) > 0
-            if full { break }
-            Thread.sleep(forTimeInterval: 0.01)
+        let deadline = Date().addingTimeInterval(30)
+        // (The decoders wait for room in turns of 10 ms, polling whether a seek made their frame stale: each is seen
+        // inside a wait at some moment; the demuxer's waits are counted.)
+        let idleBefore = harness.demuxer.idleWaitCount
+        var (videoBlocked, audioBlocked, demuxerIdle) = (false, false, false)
+        while !(videoBlocked && audioBlocked && demuxerIdle) && Date() < deadline {
+            videoBlocked = videoBlocked || harness.video?.frames.waitingWriterCount == 1
+            audioBlocked = audioBlocked || harness.audio?.frames.waitingWriterCount == 1
+            demuxerIdle = harness.demuxer.idleWaitCount >= idleBefore + 2
+            sched_yield()
         }
+        XCTAssertTrue(videoBlocked, "the video decoder waits for room")
+        XCTAssertTrue(audioBlocked, "the audio decoder waits for room")
+        XCTAssertTrue(demuxerIdle, "the demuxer waits on its limits")
         XCTAssertEqual(harness.video?.frames.count, FrameQueue<VideoFrame>.videoCapacity)
         XCTAssertEqual(harness.audio?.frames.count, FrameQueue<AudioFrame>.audioCapacity)
-        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertGreaterThan(harness.video?.packets.count ?? 0, 0)
         let bytes = harness.demuxer.bytesRead
         XCTAssertLessThan(bytes, 400_000, "back-pressure stopped the reader before the end")
         XCTAssertFalse(harness.demuxer.isAtEndOfFile)

@@ -80,6 +80,44 @@ final class SDLAudioSinkTests: XCTestCase {
         return sink
     }
 
+    /// Waits (polling) until `condition` holds; fails after `timeout` seconds, far beyond what the event needs on a
+    /// loaded machine. The tests wait for counts of rendered frames, calls and written bytes, never for a duration.
+    private func waitUntil(
+        _ what: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: () -> Bool
+    ) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { return XCTFail("timed out waiting for \(what)", file: file, line: line) }
+            usleep(2_000)
+        }
+    }
+
+    /// Waits until `source` has rendered `count` frames in all.
+    private func waitForFrames(_ count: Int, of source: SineRenderSource, line: UInt = #line) {
+        waitUntil("\(count) frames rendered (\(source.renderedFrameCount) so far)", line: line) {
+            source.renderedFrameCount >= count
+        }
+    }
+
+    /// Bytes the disk driver has written so far (it writes silent buffers while paused, so this counts the device
+    /// thread's periods whether or not the source is called).
+    private func diskBytes() -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: diskFile))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// This process's threads SDL made for audio devices (SDL names a playback device's thread `SDLAudioP<n>`).
+    private func sdlAudioThreadCount() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix("SDLAudio")
+        }.count
+    }
+
+    /// Bytes of one second of the test format in the disk file (32-bit float samples).
+    private var bytesPerSecond: Int { Int(format.sampleRate) * format.channelCount * MemoryLayout<Float>.size }
+
     /// One channel of interleaved `samples`.
     private func channel(_ index: Int, of samples: ArraySlice<Float>) -> [Float] {
         stride(from: samples.startIndex + index, to: samples.endIndex, by: format.channelCount).map { samples[$0] }
@@ -105,15 +143,19 @@ final class SDLAudioSinkTests: XCTestCase {
         XCTAssertTrue(sink.isPaused)
         sink.resume()
         XCTAssertFalse(sink.isPaused)
-        Thread.sleep(forTimeInterval: 1.5)
+        let resumed = Date()
+        waitForFrames(48_000, of: source)
         sink.close()
+        let elapsed = Date().timeIntervalSince(resumed)
         XCTAssertFalse(sink.isOpen)
         XCTAssertEqual(sink.latency, 0)
 
         let rendered = source.renderedFrameCount
         XCTAssertEqual(sink.renderedFrameCount, rendered, "the sink counts what the source rendered")
-        XCTAssertGreaterThan(rendered, 48_000 / 2, "SDL pulled at least half of real time")
-        XCTAssertLessThan(rendered, 48_000 * 2, "the disk driver paces itself in real time")
+        // Pacing: never faster than real time (a bound a loaded machine cannot break; it can only be slower), with
+        // the two device buffers SDL may take at once.
+        XCTAssertLessThanOrEqual(
+            Double(rendered), elapsed * 48_000 + 2 * 1_024, "the disk driver paces itself in real time")
         XCTAssertTrue(source.hostTimesWereMonotonic)
 
         let samples = try diskSamples()
@@ -146,7 +188,7 @@ final class SDLAudioSinkTests: XCTestCase {
         let sink = try openSink(source: source, volume: 0.5)
         XCTAssertEqual(sink.volume, 0.5)
         sink.resume()
-        Thread.sleep(forTimeInterval: 0.3)
+        waitForFrames(14_400, of: source)
         sink.close()
         let samples = try diskSamples()
         let lead = leadingSilentFrames(samples, channelCount: 2, bufferFrames: 1_024)
@@ -162,7 +204,7 @@ final class SDLAudioSinkTests: XCTestCase {
         let sink = try openSink(source: source, muted: true)
         XCTAssertTrue(sink.isMuted)
         sink.resume()
-        Thread.sleep(forTimeInterval: 0.2)
+        waitForFrames(9_600, of: source)
         sink.close()
         XCTAssertGreaterThan(source.callCount, 0, "muting keeps pulling, so the audio clock keeps running")
         let samples = try diskSamples()
@@ -174,8 +216,7 @@ final class SDLAudioSinkTests: XCTestCase {
         let sink = SDLAudioSink()
         _ = try sink.open(preferred: format)
         sink.resume()
-        Thread.sleep(forTimeInterval: 0.1)
-        XCTAssertGreaterThan(sink.renderedFrameCount, 0)
+        waitUntil("silence played") { sink.renderedFrameCount > 0 }
         sink.close()
         XCTAssertTrue(try diskSamples().allSatisfy { $0 == 0 })
     }
@@ -183,18 +224,21 @@ final class SDLAudioSinkTests: XCTestCase {
     func testPauseStopsCallingTheSource() throws {
         let source = SineRenderSource()
         let sink = try openSink(source: source)
-        Thread.sleep(forTimeInterval: 0.1)
+        // The device thread writes silent buffers while paused: two of them show it ran without calling the source.
+        waitUntil("two silent buffers written while paused") { diskBytes() >= 2 * 1_024 * 2 * 4 }
         XCTAssertEqual(source.callCount, 0, "the device opens paused")
         sink.resume()
-        Thread.sleep(forTimeInterval: 0.2)
+        waitForFrames(9_600, of: source)
         sink.pause()
         XCTAssertTrue(sink.isPaused)
         let callsAtPause = source.callCount
         XCTAssertGreaterThan(callsAtPause, 0)
-        Thread.sleep(forTimeInterval: 0.3)
+        // 0.3 s of device time while paused (what the file shows as the pause, checked below).
+        let bytesAtPause = diskBytes()
+        waitUntil("0.3 s written while paused") { diskBytes() >= bytesAtPause + bytesPerSecond * 3 / 10 }
         XCTAssertEqual(source.callCount, callsAtPause, "no render call while paused")
         sink.resume()
-        Thread.sleep(forTimeInterval: 0.2)
+        waitUntil("rendering again") { source.callCount >= callsAtPause + 4 }
         sink.close()
         XCTAssertGreaterThan(source.callCount, callsAtPause)
 
@@ -215,9 +259,10 @@ final class SDLAudioSinkTests: XCTestCase {
         let source = SineRenderSource()
         let sink = try openSink(source: source)
         sink.resume()
-        Thread.sleep(forTimeInterval: 0.25)
+        waitForFrames(12_000, of: source)
+        let atChange = source.renderedFrameCount
         sink.setVolume(0.5, muted: false)
-        Thread.sleep(forTimeInterval: 0.25)
+        waitForFrames(atChange + 12_000, of: source)
         sink.close()
 
         let samples = try diskSamples()
@@ -251,21 +296,27 @@ final class SDLAudioSinkTests: XCTestCase {
     func testCloseWhileRenderingReturnsPromptly() throws {
         // Each render sleeps 5 ms, so a close is very likely to land while a callback runs.
         let source = SineRenderSource(renderDelay: 0.005)
+        let threadsBefore = sdlAudioThreadCount()
         let sink = try openSink(source: source)
         sink.resume()
-        Thread.sleep(forTimeInterval: 0.1)
+        waitUntil("two render calls") { source.callCount >= 2 }
+        XCTAssertEqual(sdlAudioThreadCount(), threadsBefore + 1, "the device's thread runs")
         let closed = expectation(description: "close returned")
-        let started = Date()
+        let calls = Locked<(before: Int, after: Int)>((0, 0))
         Thread.detachNewThread {
+            let before = source.callCount
             sink.close()
+            calls.withLock { $0 = (before, source.callCount) }
             closed.fulfill()
         }
-        wait(for: [closed], timeout: 2)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 1)
+        wait(for: [closed], timeout: 30)
+        // Promptly: close waits for the callback running (and one that began as it was called), not for more.
+        let (before, after) = calls.current
+        XCTAssertLessThanOrEqual(after - before, 2, "render calls while close waited")
         XCTAssertFalse(sink.isOpen)
-        let calls = source.callCount
-        Thread.sleep(forTimeInterval: 0.05)
-        XCTAssertEqual(source.callCount, calls, "no callback after close")
+        // The device's thread is gone (joined by close), so no callback can come after it.
+        XCTAssertEqual(sdlAudioThreadCount(), threadsBefore, "the device's thread ended")
+        XCTAssertEqual(source.callCount, after, "no callback after close")
         sink.close()  // Closing twice is a no-op.
     }
 
@@ -287,9 +338,10 @@ final class SDLAudioSinkTests: XCTestCase {
     }
 
     func testDeinitClosesTheDevice() throws {
-        var sink: SDLAudioSink? = try openSink(source: SineRenderSource())
+        let source = SineRenderSource()
+        var sink: SDLAudioSink? = try openSink(source: source)
         sink?.resume()
-        Thread.sleep(forTimeInterval: 0.05)
+        waitUntil("a render call") { source.callCount > 0 }
         XCTAssertEqual(SDLAudioSink.currentDriverName, "disk")
         sink = nil
         XCTAssertNil(SDLAudioSink.currentDriverName)
@@ -358,11 +410,7 @@ final class SDLAudioSinkTests: XCTestCase {
         let sink = try openSink(source: source)
         XCTAssertNil(sink.openedDeviceName)
         sink.resume()
-        func waitForFrames(_ count: Int) {
-            let deadline = Date().addingTimeInterval(10)
-            while source.renderedFrameCount < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        }
-        waitForFrames(9_600)
+        waitForFrames(9_600, of: source)
         let secondFile = diskFile + ".second"
         defer { try? FileManager.default.removeItem(atPath: secondFile) }
         let before = source.renderedFrameCount
@@ -371,7 +419,7 @@ final class SDLAudioSinkTests: XCTestCase {
         XCTAssertEqual(sink.format, format, "the same format after the move")
         XCTAssertFalse(sink.isPaused, "still playing")
         let firstSize = try diskSamples().count
-        waitForFrames(before + 9_600)
+        waitForFrames(before + 9_600, of: source)
         XCTAssertEqual(try diskSamples().count, firstSize, "the first device stopped")
         let moved = try Data(contentsOf: URL(fileURLWithPath: secondFile)).count / MemoryLayout<Float>.size
         XCTAssertGreaterThanOrEqual(moved, 9_600 * format.channelCount, "the sound went on on the second device")

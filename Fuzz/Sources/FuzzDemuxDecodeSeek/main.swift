@@ -1,6 +1,7 @@
-import AVFoundation
 import Foundation
 import FuzzSupport
+
+@testable import AVFoundation
 
 /// Harness (b): demux and decode to the end with exact seeks. The input plays on an untimed virtual clock (as fast
 /// as it decodes); once ready, two exact seeks to times chosen by the input's last bytes, then playback to the end.
@@ -24,6 +25,9 @@ public func fuzzDemuxDecodeSeek(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     defer {
         for o in observers { NotificationCenter.default.removeObserver(o) }
         player.replaceCurrentItem(with: nil)
+        // The item's asset load may still be running (a cancelled probe returning): wait for it, so that
+        // LeakSanitizer, which libFuzzer runs right after the input, does not take its objects for leaks.
+        AssetLoader.queue.sync(flags: .barrier) {}
     }
     player.replaceCurrentItem(with: item)
     waitOrTrap("the item settling", seconds: 30) { item.status != .unknown }

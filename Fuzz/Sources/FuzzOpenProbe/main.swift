@@ -1,6 +1,7 @@
-import AVFoundation
 import Foundation
 import FuzzSupport
+
+@testable import AVFoundation
 
 /// Harness (a): open and probe. The input is loaded as an `AVURLAsset` and every asset key, every track key and the
 /// media selection groups are loaded; loading must finish (with values or an `AVError`) within 30 s.
@@ -27,6 +28,9 @@ public func fuzzOpenProbe(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     withExtendedLifetime(file) {
         waitOrTrap("loading the asset", seconds: 30) { done.value }
+        // Loads still running (a track's, a cancelled probe returning) end before the input does (see
+        // FuzzDemuxDecodeSeek).
+        AssetLoader.queue.sync(flags: .barrier) {}
     }
     return 0
 }

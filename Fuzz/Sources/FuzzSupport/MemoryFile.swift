@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// A fuzz input as a file that lives only in memory (`memfd_create`), opened by path as `/proc/self/fd/N`: no
-/// temporary files. (The engine has no custom-AVIOContext input yet; when FFmpegBridge gets one, the harnesses can
-/// feed bytes through it instead.)
+/// temporary files. (FFmpegBridge reads bytes through a custom `AVIOContext` — ``MemoryReader``, which the subtitle
+/// harness uses — but `AVPlayerItem(url:)` and `AVURLAsset(url:)`, which the media harnesses drive, take a URL.)
 public final class MemoryFile {
     /// `file:///proc/self/fd/N`.
     public let url: URL

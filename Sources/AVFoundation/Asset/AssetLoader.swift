@@ -26,8 +26,9 @@ final class AssetLoader: Sendable {
     let options: [String: any Sendable]
     private let state = Mutex(State())
 
-    /// Loads run here: a concurrent queue, so assets load in parallel and never on the caller's thread.
-    private static let queue = DispatchQueue(label: "OpenAVFoundation.AssetLoader", attributes: .concurrent)
+    /// Loads run here: a concurrent queue, so assets load in parallel and never on the caller's thread. (A barrier
+    /// block on it waits for the loads in progress to finish: tests use one to see a cancelled load end.)
+    static let queue = DispatchQueue(label: "OpenAVFoundation.AssetLoader", attributes: .concurrent)
 
     init(url: URL, options: [String: any Sendable]) {
         self.url = url

@@ -65,6 +65,8 @@ package final class Demuxer: @unchecked Sendable {
         var seeksContinued = 0
         /// Reads that failed and were skipped (damaged data).
         var readErrors = 0
+        /// Times the thread waited without reading because the queues were full or the input ended.
+        var idleWaits = 0
         /// The latest seek not yet performed.
         var pendingSeek: SeekRequest?
         /// The latest routing table not yet applied.
@@ -213,6 +215,9 @@ package final class Demuxer: @unchecked Sendable {
     package var seeksContinued: Int { control.withLock { shared.seeksContinued } }
     /// Reads that failed on damaged data and were skipped so far (the demuxer goes on with the next packet).
     package var readErrors: Int { control.withLock { shared.readErrors } }
+    /// Times the thread has waited without reading because the queues were full (back-pressure) or the input ended:
+    /// a test sees the reader held back by counting these, not by waiting a while.
+    package var idleWaitCount: Int { control.withLock { shared.idleWaits } }
 
     /// Replaces the routing table (e.g. another audio track): streams that leave stop being read (their
     /// queues are left to the owner), new streams are read from the current position on; a new queue
@@ -262,6 +267,7 @@ package final class Demuxer: @unchecked Sendable {
             if reachedEnd || isFull(requests.limits) {
                 control.withLock {
                     if !shared.abortRequested && shared.pendingSeek == nil && shared.pendingStreams == nil {
+                        shared.idleWaits += 1
                         control.wait(timeout: Self.idleWait)
                     }
                 }

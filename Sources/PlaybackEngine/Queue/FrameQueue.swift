@@ -28,6 +28,8 @@ package final class FrameQueue<Element: Sendable>: @unchecked Sendable {
     private var ring: RingBuffer<(element: Element, serial: Serial)>
     /// Set by `abort`, cleared by `start`; guarded by `lock`.
     private var aborted = false
+    /// Writers inside `push` waiting for room; guarded by `lock`.
+    private var waitingWriters = 0
 
     /// An empty, running queue holding at most `capacity` elements.
     package init(capacity: Int) {
@@ -61,9 +63,13 @@ package final class FrameQueue<Element: Sendable>: @unchecked Sendable {
                 lock.lock()
                 if cancelled { return false }
                 if ring.count < capacity || aborted { break }
+                waitingWriters += 1
                 lock.wait(timeout: pollInterval)
+                waitingWriters -= 1
             } else {
+                waitingWriters += 1
                 lock.wait()
+                waitingWriters -= 1
             }
         }
         guard !aborted else { return false }
@@ -71,6 +77,10 @@ package final class FrameQueue<Element: Sendable>: @unchecked Sendable {
         lock.broadcast()
         return true
     }
+
+    /// How many writers are blocked in ``push(_:serial:)`` waiting for room (counted under the lock they wait on, so
+    /// a writer counted here is inside the wait: a signal sent now reaches it). For tests and diagnostics.
+    package var waitingWriterCount: Int { lock.withLock { waitingWriters } }
 
     // MARK: Reader
 

@@ -55,6 +55,8 @@ package final class PacketQueue: @unchecked Sendable {
     private var currentSerial = Serial.initial
     /// Set by `abort`, cleared by `start`; guarded by `lock`.
     private var aborted = false
+    /// Readers inside a blocking ``get(blocking:)`` waiting for an item; guarded by `lock`.
+    private var waitingReaders = 0
     /// Queued packets (end-of-stream markers excluded); guarded by `lock`.
     private var packetCount = 0
     /// Queued payload bytes plus `perPacketOverhead` per packet; guarded by `lock`.
@@ -139,12 +141,18 @@ package final class PacketQueue: @unchecked Sendable {
                     }
                 }
                 if !blocking { return (.empty, nil) }
+                waitingReaders += 1
                 lock.wait()
+                waitingReaders -= 1
             }
         }
         wakeup?.signal()
         return result
     }
+
+    /// How many readers are blocked in ``get(blocking:)`` waiting for an item (counted under the lock they wait on,
+    /// so a reader counted here is inside the wait: an abort or a put now wakes it). For tests and diagnostics.
+    package var waitingReaderCount: Int { lock.withLock { waitingReaders } }
 
     /// Returns a packet obtained from ``get(blocking:)`` to the pool. The caller must not touch it
     /// afterwards.
