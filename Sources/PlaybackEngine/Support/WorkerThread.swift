@@ -17,31 +17,25 @@ import Musl
 package final class WorkerThread: @unchecked Sendable {
     /// The full name, e.g. "oavf.video-decode".
     package let name: String
-    /// The worker's identity as the worker itself recorded it (`pthread_create` may store the `pthread_t` after the
-    /// new thread started running, so the worker must not read that).
+    /// The pthread, as `pthread_create` returned it; written in `init` only, read by `join`/`deinit`.
+    private var thread = pthread_t()
+    /// The worker's identity as the worker itself recorded it (`pthread_create` may store ``thread``
+    /// after the new thread started running, so the worker must not read that); guarded by `lock`.
     private let identity: Locked<pthread_t?>
-    /// Whether the body has returned; guarded by its own lock, signalled when it becomes true.
-    private let finished: Finished
+    /// Whether `join` already ran; guarded by `lock`.
+    private var joined = false
+    /// Guards `joined`.
+    private let lock = ConditionLock()
 
-    /// Starts a thread named `name` running `body`. The thread is detached: ``join()`` waits for its body to
-    /// return, and a thread nobody joins leaves nothing behind when it ends (a reader that finished its track while
-    /// its owner lives on, say).
+    /// Starts a thread named `name` running `body`.
     package init(name: String, body: @escaping @Sendable () -> Void) {
         self.name = name
         let kernelName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
         let identity = Locked<pthread_t?>(nil)
         self.identity = identity
-        let finished = Finished()
-        self.finished = finished
-        let context = Unmanaged.passRetained(
-            Context(name: kernelName, identity: identity, finished: finished, body: body)
-        ).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
+        let context = Unmanaged.passRetained(Context(name: kernelName, identity: identity, body: body)).toOpaque()
         let result = pthread_create(
-            &thread, &attributes,
+            &thread, nil,
             { raw in
                 let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
                 // Glibc's module map hides pthread_setname_np (_GNU_SOURCE); Foundation's setter calls it
@@ -49,10 +43,8 @@ package final class WorkerThread: @unchecked Sendable {
                 Thread.current.name = context.name
                 context.identity.withLock { $0 = pthread_self() }
                 context.body()
-                context.finished.set()
                 return nil
             }, context)
-        pthread_attr_destroy(&attributes)
         // EAGAIN here means the process is out of threads: nothing the engine can recover from.
         precondition(result == 0, "pthread_create(\(name)) failed: \(result)")
     }
@@ -67,24 +59,17 @@ package final class WorkerThread: @unchecked Sendable {
     /// from the worker thread itself (which cannot wait for itself; it ends when its body returns).
     package func join() {
         guard !isCurrent else { return }
-        finished.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        guard !joined else { return }
+        joined = true
+        pthread_join(thread, nil)
     }
 
-    /// Whether a body has returned: set once by the worker, waited for by ``join()``.
-    private final class Finished: @unchecked Sendable {
-        private let lock = ConditionLock()
-        private var done = false
-
-        func set() {
-            lock.withLock { done = true }
-            lock.broadcast()
-        }
-
-        func wait() {
-            lock.lock()
-            while !done { lock.wait() }
-            lock.unlock()
-        }
+    /// Detaches a thread nobody joined.
+    deinit {
+        // A thread nobody joined is detached, so its resources are released when it ends.
+        if !joined { pthread_detach(thread) }
     }
 
     /// What the new thread needs, passed through `pthread_create`'s opaque pointer.
@@ -93,15 +78,12 @@ package final class WorkerThread: @unchecked Sendable {
         let name: String
         /// Where the worker records its own `pthread_self()`.
         let identity: Locked<pthread_t?>
-        /// Set when the body has returned.
-        let finished: Finished
         /// What the thread runs.
         let body: @Sendable () -> Void
         /// Bundles the fields.
-        init(name: String, identity: Locked<pthread_t?>, finished: Finished, body: @escaping @Sendable () -> Void) {
+        init(name: String, identity: Locked<pthread_t?>, body: @escaping @Sendable () -> Void) {
             self.name = name
             self.identity = identity
-            self.finished = finished
             self.body = body
         }
     }
