@@ -86,7 +86,7 @@ package final class Demuxer: @unchecked Sendable {
     }
 
     /// The input; demux thread only while running.
-    private let source: any MediaSource
+    let source: any MediaSource
     /// The lock guarding `shared` and the condition the thread sleeps on; queues signal it.
     private let control = ConditionLock()
     /// Guarded by `control`.
@@ -101,7 +101,7 @@ package final class Demuxer: @unchecked Sendable {
 
     // Demux thread only:
     /// Where `av_read_frame` writes; its payload is moved into a pooled packet of the target queue.
-    private let scratch = Packet()
+    let scratch = Packet()
     /// The routing table the thread uses.
     private var streams: [Int: PacketQueue]
     /// Whether the end of input (or a fatal read error) was reached and the markers queued.
@@ -109,7 +109,7 @@ package final class Demuxer: @unchecked Sendable {
     /// Consecutive failed reads.
     private var consecutiveErrors = 0
     /// The ICY metadata last reported (demux thread).
-    private var lastICYMetadata: String?
+    var lastICYMetadata: String?
     /// Timed-metadata streams whose packets are reported (``DemuxEvent/timedMetadata(_:stream:time:)``), not queued.
     private let metadataStreams: Set<Int>
 
@@ -351,25 +351,6 @@ package final class Demuxer: @unchecked Sendable {
         }
     }
 
-    /// Reports the timed-metadata packet in `scratch` (stream `index`).
-    private func reportTimedMetadata(stream index: Int) {
-        let time = (scratch.pts ?? scratch.dts).flatMap { ts in
-            source.timeBase(ofStream: index).map { CMTime(ffmpeg: ts, timeBase: $0) }
-        }
-        let bytes = scratch.withData { Array($0) }
-        control.withLock { shared.onEvent }?(.timedMetadata(bytes, stream: index, time: time))
-    }
-
-    /// Reports the transport's ICY metadata when it changed while the packet in `scratch` was read.
-    private func reportICYMetadata(packetStream index: Int) {
-        guard let icy = source.icyMetadata, icy != lastICYMetadata else { return }
-        lastICYMetadata = icy
-        let time = (scratch.pts ?? scratch.dts).flatMap { ts in
-            source.timeBase(ofStream: index).map { CMTime(ffmpeg: ts, timeBase: $0) }
-        }
-        control.withLock { shared.onEvent }?(.icyMetadata(icy, time: time))
-    }
-
     /// Queues end-of-stream markers, publishes the state and reports `event`.
     private func reachEnd(with event: DemuxEvent) {
         reachedEnd = true
@@ -603,7 +584,7 @@ package final class Demuxer: @unchecked Sendable {
     }
 
     /// Reports `event` to the owner (outside the lock).
-    private func report(_ event: DemuxEvent) {
+    func report(_ event: DemuxEvent) {
         let handler = control.withLock { shared.onEvent }
         handler?(event)
     }
