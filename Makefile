@@ -86,9 +86,8 @@ sanitize-thread: bootstrap fixtures
 FUZZ_RUNS ?= 1000000
 FUZZ_HARNESSES ?= FuzzHLSParser FuzzSubtitles FuzzOpenProbe FuzzDemuxDecodeSeek
 FUZZ_FLAGS ?=
-export FUZZ_SEEDS := h264_aac.mp4 hevc.mkv vp9_opus.webm h264_aac.ts audio.mp3 audio.flac audio.wav video_only.mp4 \
-	audio_only.m4a odd_321x241.webm vfr.mp4 rotated90.mp4 truncated_faststart.mp4 corrupt_middle.mp4 text.mp4
-# Per harness: the text harnesses take inputs up to 64 KiB (a long playlist or subtitle file); media up to 1 MiB.
+export FUZZ_SEEDS := text.mp4
+# Per harness: inputs up to 64 KiB (a long playlist or subtitle file; media seeds are a few KiB).
 # FuzzSubtitles runs without LeakSanitizer's per-input checks (Foundation's NSAttributedString leaks with every string,
 # see Fuzz/lsan.supp, so every input would trigger a whole-heap scan: 50 inputs/s instead of 650; check leaks with
 # FUZZ_FLAGS=-detect_leaks=1 and fewer runs) and in processes of 2×10⁵ inputs (that leak grows a process by a few KiB
@@ -96,8 +95,8 @@ export FUZZ_SEEDS := h264_aac.mp4 hevc.mkv vp9_opus.webm h264_aac.ts audio.mp3 a
 export FUZZ_ARGS_FuzzHLSParser := -dict=Fuzz/hls.dict -max_len=65536 -timeout=10
 export FUZZ_ARGS_FuzzSubtitles := -max_len=65536 -timeout=40 -detect_leaks=0
 export FUZZ_CHUNK_FuzzSubtitles := 200000
-export FUZZ_ARGS_FuzzOpenProbe := -max_len=1048576 -timeout=120
-export FUZZ_ARGS_FuzzDemuxDecodeSeek := -max_len=1048576 -timeout=120
+export FUZZ_ARGS_FuzzOpenProbe := -max_len=65536 -timeout=120
+export FUZZ_ARGS_FuzzDemuxDecodeSeek := -max_len=65536 -timeout=120
 
 fuzz: bootstrap fixtures
 	$(SWIFT) build -c release --package-path Fuzz --scratch-path .build/fuzz \

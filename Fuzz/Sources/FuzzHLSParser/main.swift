@@ -100,12 +100,13 @@ private func walk(_ presentation: HLSMultivariantPlaylist) {
         sink &+= key.initializationVector(forSequenceNumber: 0).count
     }
     for data in presentation.sessionData { use(data.uri) }
-    var options = SourceOptions()
-    _ = HLSSource.startVariant(of: presentation, within: options)
-    options.maximumPeakBitRate = 500_000
-    options.maximumResolution = .init(width: 640, height: 360)
-    if let variant = HLSSource.startVariant(of: presentation, within: options) {
-        precondition(!variant.isIFrameOnly, "an I-frame variant chosen to play")
+    // The start order is a permutation of the playable (non-I-frame) variants, under no caps and under tight ones.
+    let playable = presentation.variants.filter { !$0.isIFrameOnly }.count
+    for caps in [
+        VariantCaps(), VariantCaps(maximumPeakBitRate: 500_000, maximumResolution: .init(width: 640, height: 360)),
+    ] {
+        let order = HLSSource.startOrder(of: presentation, under: caps)
+        precondition(order.sorted() == Array(0..<playable), "start order \(order) of \(playable) variants")
     }
 }
 
