@@ -36,10 +36,8 @@ final class AVPlayerPlaybackTests: XCTestCase {
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.replaceCurrentItem(with: item)
         waitUntil("ready") { item.status == .readyToPlay }
-        let started = Date()
         v.player.play()
         waitUntil("end") { ends.count >= 1 }
-        let elapsed = Date().timeIntervalSince(started)
         spinMainRunLoop(0.1)
 
         XCTAssertEqual(ends.count, 1, "DidPlayToEndTime exactly once")
@@ -65,7 +63,6 @@ final class AVPlayerPlaybackTests: XCTestCase {
         // Skip the encoder's first and last AAC frames (priming and padding fade).
         let middle = Array(left[2048..<(left.count - 2048)])
         XCTAssertEqual(ToneAnalyzer.discontinuities(in: middle, sampleRate: 48_000, frequency: 440), [])
-        XCTAssertLessThan(elapsed, 10, "untimed playback runs faster than real time")
     }
 
     func test_periodicObserver_firesEveryHalfSecondPlusStartAndStop() throws {

@@ -197,9 +197,11 @@ final class PipelineSeekTests: XCTestCase {
         let bytes = harness.demuxer.bytesRead
         XCTAssertLessThan(bytes, 400_000, "back-pressure stopped the reader before the end")
         XCTAssertFalse(harness.demuxer.isAtEndOfFile)
+        // Stopping wakes the blocked decoders and the idle demuxer: a thread left waiting for room would keep stop()
+        // from returning at all, so the bound only tells a hang from a slow machine.
         let started = Date()
         harness.stop()
-        XCTAssertLessThan(Date().timeIntervalSince(started), 0.5)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "stop() woke the threads waiting for room")
     }
 
     func test_pools_stayBounded_overAFullDecode() throws {

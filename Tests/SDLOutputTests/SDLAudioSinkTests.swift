@@ -366,7 +366,8 @@ final class SDLAudioSinkTests: XCTestCase {
 
     func testDefaultDriverOpensOrFailsFast() {
         // No SDL_AUDIODRIVER: SDL tries its real drivers. A headless box has none that opens (ALSA initialises,
-        // then cannot open its default PCM); a desktop opens its sound server. Either way, quickly.
+        // then cannot open its default PCM); a desktop opens its sound server. Either way without waiting on a
+        // server that does not answer (the bound tells that apart from a busy machine; it is not a speed claim).
         unsetenv("SDL_AUDIODRIVER")
         let sink = SDLAudioSink()
         let started = Date()
@@ -376,7 +377,7 @@ final class SDLAudioSinkTests: XCTestCase {
         } catch {
             XCTAssertFalse(error.message.isEmpty)
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
     }
 
     func testOpeningLeavesCtrlCToTheProcess() throws {
