@@ -67,6 +67,24 @@ extension Fixture {
                         codec: "webvtt", language: "fra", title: "Français",
                         cues: Self.cues(["Bonjour 1", "Bonjour 2", "Bonjour 3"])),
                 ])
+        case .forcedSubtitles:
+            return FixtureFacts(
+                outcome: .plays, container: Self.matroska, duration: 5, video: .h264(frameCount: 150),
+                audio: [
+                    AudioTrackFacts(codec: "aac", language: "eng", title: "English"),
+                    AudioTrackFacts(codec: "aac", tones: [550, 770], language: "fra", title: "Français"),
+                ],
+                subtitles: [
+                    SubtitleTrackFacts(
+                        codec: "subrip", language: "eng", title: "English",
+                        cues: Self.cues(["Hello 1", "Hello 2", "Hello 3"])),
+                    SubtitleTrackFacts(
+                        codec: "subrip", language: "eng", title: "English (forced)",
+                        cues: Self.cues(["Forced eng 1", "Forced eng 2", "Forced eng 3"])),
+                    SubtitleTrackFacts(
+                        codec: "subrip", language: "fra", title: "Français (forced)",
+                        cues: Self.cues(["Forced fra 1", "Forced fra 2", "Forced fra 3"])),
+                ])
         case .subtitles:
             var video = VideoFacts.h264(frameCount: 180)
             video.keyframeInterval = 30

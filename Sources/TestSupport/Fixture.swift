@@ -30,6 +30,10 @@ public enum Fixture: String, CaseIterable, Sendable {
     /// 5 s H.264 in Matroska with two audio tracks (eng "English" 440/660 Hz, fra "Français" 550/770 Hz) and two
     /// subtitle tracks (eng "English" SubRip, fra "Français" WebVTT).
     case multiAudioSubtitles = "multi_audio_subs.mkv"
+    /// `multiAudioSubtitles`' video and audio (eng default) with three subtitle tracks, none default: eng "English"
+    /// (its SubRip), eng "English (forced)" and fra "Français (forced)", flagged forced, cues "Forced eng n" /
+    /// "Forced fra n" at the English cues' times.
+    case forcedSubtitles = "forced_subs.mkv"
     /// 6 s H.264 (1 s GOPs) + AAC in Matroska with three English subtitle tracks of the same cues, differently
     /// styled: SubRip "SubRip", ASS "ASS" (one more cue), WebVTT "WebVTT" (see `Fixture.styledCues`).
     case subtitles = "subtitles.mkv"

@@ -193,10 +193,29 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
         characteristics.contains(mediaCharacteristic)
     }
 
-    /// No associations (e.g. audio ↔ forced subtitles) are read from files yet.
+    /// The option of `mediaSelectionGroup` associated with this one: an audible option's is the forced-only legible
+    /// option (``AVMediaCharacteristic/containsOnlyForcedSubtitles``) of the same language, and a forced-only legible
+    /// option's is the audible option of its language (Apple: "audible options are typically associated with
+    /// forced-only subtitle options with the same locale"); nil for other options, or when none matches. Languages
+    /// match by their primary subtag (`en-US` and `en`).
     public func associatedMediaSelectionOption(in mediaSelectionGroup: AVMediaSelectionGroup) -> AVMediaSelectionOption?
     {
-        nil
+        guard let language = primaryLanguage else { return nil }
+        if mediaType == .audio {
+            return mediaSelectionGroup.options.first {
+                $0 !== self && $0.hasMediaCharacteristic(.containsOnlyForcedSubtitles) && $0.primaryLanguage == language
+            }
+        }
+        guard hasMediaCharacteristic(.containsOnlyForcedSubtitles) else { return nil }
+        return mediaSelectionGroup.options.first { $0.mediaType == .audio && $0.primaryLanguage == language }
+    }
+
+    /// The language tag's primary subtag, lowercased; nil without a language or for `und`.
+    var primaryLanguage: String? {
+        guard let tag = extendedLanguageTag?.split(separator: "-").first?.lowercased(), tag != "und" else {
+            return nil
+        }
+        return tag
     }
 
     /// A serializable stand-in for the option, for ``AVMediaSelectionGroup/mediaSelectionOption(withPropertyList:)``.

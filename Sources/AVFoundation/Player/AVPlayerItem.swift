@@ -501,6 +501,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
                     mediaSelectionOption != nil && t.assetTrack?.trackID == mediaSelectionOption?.trackID)
             }
             applyPlayedStreams()
+            // The forced subtitles shown follow the audio's language.
+            applyMediaSelectionCriteria()
         }
         if mediaSelectionGroup.characteristic == .legible { applyLegibleStream() }
     }
@@ -512,7 +514,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         currentMediaSelection.selectedMediaOption(in: mediaSelectionGroup)
     }
 
-    /// Returns the group to automatic selection (its default option).
+    /// Returns the group to automatic selection: its default option, or what the player's criteria or forced
+    /// subtitles choose (``applyMediaSelectionCriteria(becomingReady:)``).
     open func selectMediaOptionAutomatically(in mediaSelectionGroup: AVMediaSelectionGroup) {
         set(\.currentMediaSelection) { s in
             s.selection?.selections[ObjectIdentifier(mediaSelectionGroup)] = nil
@@ -527,6 +530,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
             applyPlayedStreams()
         }
         if mediaSelectionGroup.characteristic == .legible { applyLegibleStream() }
+        // Criteria, and the forced subtitles of the audio's language, apply to the group again.
+        applyMediaSelectionCriteria()
     }
 
     // MARK: Collectors
