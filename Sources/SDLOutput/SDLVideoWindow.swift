@@ -413,15 +413,20 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
                 destination.h = rect.w
             }
             SDL_RenderCopyEx(renderer, texture, nil, &destination, Double(windowRotation), nil, SDL_FLIP_NONE)
-            drawSubtitles(renderer, in: rect, pictureSize: (format.width, format.height), time: time)
+            drawSubtitles(
+                renderer, in: rect, output: (Int(outputWidth), Int(outputHeight)),
+                pictureSize: (format.width, format.height), time: time)
         }
         answerReadBack(renderer, width: Int(outputWidth), height: Int(outputHeight), rect: rect, time: time)
         SDL_RenderPresent(renderer)
     }
 
-    /// Renders the cues shown at `time` at the size of `rect` (the video rectangle) and blends them over it.
+    /// Renders the cues shown at `time` at the size of `rect` (the video rectangle) and blends them over it. Where
+    /// the rectangle reaches past the `output` (aspect fill crops the picture), text is laid out in the part on
+    /// screen.
     private func drawSubtitles(
-        _ renderer: OpaquePointer, in rect: SDL_Rect, pictureSize: (width: Int, height: Int), time: CMTime
+        _ renderer: OpaquePointer, in rect: SDL_Rect, output: (width: Int, height: Int),
+        pictureSize: (width: Int, height: Int), time: CMTime
     ) {
         guard let store = windowSubtitles else {
             drawnSubtitleVersion = nil
@@ -437,9 +442,15 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         subtitleRenderer.storageSize = pictureSize
         let frame = store.frameSize
         subtitleRenderer.bitmapFrameSize = frame.width > 0 && frame.height > 0 ? frame : pictureSize
-        guard
+        // The part of the video rectangle inside the output, in the rectangle's pixels.
+        let x0 = max(0, -Int(rect.x))
+        let y0 = max(0, -Int(rect.y))
+        let x1 = min(Int(rect.w), output.width - Int(rect.x))
+        let y1 = min(Int(rect.h), output.height - Int(rect.y))
+        guard x0 < x1, y0 < y1,
             let image = subtitleRenderer.render(
-                store.shown(at: time), at: time, width: Int(rect.w), height: Int(rect.h))
+                store.shown(at: time), at: time, width: Int(rect.w), height: Int(rect.h),
+                visible: (x0, y0, x1 - x0, y1 - y0))
         else { return }
         if image != subtitleImage || subtitleTexture == nil {
             if subtitleImage.map({ ($0.width, $0.height) != (image.width, image.height) }) ?? true {
@@ -460,7 +471,8 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         }
         guard let subtitleTexture else { return }
         var destination = SDL_Rect(
-            x: rect.x + Int32(image.x), y: rect.y + Int32(image.y), w: Int32(image.width), h: Int32(image.height))
+            x: rect.x + Int32(x0 + image.x), y: rect.y + Int32(y0 + image.y), w: Int32(image.width),
+            h: Int32(image.height))
         SDL_RenderCopy(renderer, subtitleTexture, nil, &destination)
     }
 

@@ -157,6 +157,35 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         XCTAssertLessThan(ratio, 6)
     }
 
+    /// Aspect fill crops the picture: `subtitles.mkv` (320x240) fills a 640x360 window, its video rectangle
+    /// (0, -60, 640, 480). Cue 1 at 0.8 s is drawn inside the window, in its bottom quarter (uncropped, the line would
+    /// sit at y ≈ 440 of the rectangle, below the window's edge).
+    func test_window_keepsSubtitlesOnScreen_whenAspectFillCropsThePicture() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let layer = AVPlayerLayer(player: v.player)
+        defer { layer.player = nil }
+        layer.frame = CGRect(x: 0, y: 0, width: 640, height: 360)
+        layer.videoGravity = .resizeAspectFill
+        let item = AVPlayerItem(url: try fixture(.subtitles))
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
+        item.select(try XCTUnwrap(group.options.first { $0.displayName == "SubRip" }), in: group)
+        let output = AVPlayerItemLegibleOutput()
+        output.suppressesPlayerRendering = true
+        item.add(output)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("first picture") { layer.isReadyForDisplay }
+        waitUntil("cues decoded") { item.read { $0.session }?.subtitleCues?.isComplete == true }
+        seek(item, to: 0.8)
+        let off = try XCTUnwrap(
+            readBack(layer) { $0.videoRect == (0, -60, 640, 480) && shows($0, 0.8) }, "no cropped picture")
+        item.remove(output)
+        let on = try XCTUnwrap(
+            readBack(layer) { shows($0, 0.8) && differences($0, off).count > 200 }, "no subtitle drawn")
+        let changed = differences(on, off)
+        XCTAssertTrue(changed.allSatisfy { $0.y >= 270 && $0.y < 360 }, "in the bottom quarter of the window")
+        XCTAssertEqual(Double(changed.map(\.x).min()! + changed.map(\.x).max()!) / 2, 320, accuracy: 32, "centred")
+    }
+
     /// `bitmap_subtitles.mkv`'s PGS, DVD and DVB tracks (bitmap formats) in a window twice the picture's size: the
     /// yellow box placed at (40, 180) 240x40 in the 320x240 subtitle frame from 1 s to 2 s is drawn at (80, 360)
     /// 480x80, every pixel of it yellow and nothing else changed; the cyan box (100, 20) 120x30 of 3–4 s at (200, 40)

@@ -65,6 +65,31 @@ final class SubtitleRendererTests: XCTestCase {
         XCTAssertEqual(Double(large.width), Double(image.width) * 2, accuracy: Double(image.width) * 0.2)
     }
 
+    /// A 640x480 picture filling a 640x360 window (aspect fill: 60 rows cropped at the top and bottom): the text is
+    /// laid out in the visible part, bottom-centred in it, and sized to it (as mpv sizes subtitles to the window:
+    /// three quarters of the uncropped size here).
+    func test_croppedVideo_keepsTheTextInTheVisiblePart_atTheVideosScale() throws {
+        let r = try renderer()
+        let cues = [cue("Cue at the bottom", from: 1, to: 2)]
+        let whole = try XCTUnwrap(r.render(cues, at: seconds(1.5), width: 640, height: 480))
+        XCTAssertGreaterThan(whole.y + whole.height, 380, "uncropped, the line sits below the visible part's end")
+        let cropped = try XCTUnwrap(
+            r.render(cues, at: seconds(1.5), width: 640, height: 480, visible: (0, 60, 640, 360)))
+        let lit = pixels(cropped) { _, _, _, a in a > 0 }
+        XCTAssertGreaterThan(lit.count, 500)
+        XCTAssertTrue(lit.allSatisfy { $0.y >= 270 && $0.y < 360 }, "in the bottom quarter of the visible part")
+        XCTAssertEqual(Double(cropped.width) / Double(whole.width), 0.75, accuracy: 0.1, "sized to the visible part")
+        let xs = lit.map(\.x)
+        XCTAssertEqual(Double(xs.min()! + xs.max()!) / 2, 320, accuracy: 32, "centred")
+        // Cropped at the sides too (a wide picture in a narrow window): still centred in what is visible.
+        let narrow = try XCTUnwrap(
+            r.render(cues, at: seconds(1.5), width: 640, height: 480, visible: (160, 0, 320, 480)))
+        let narrowXs = pixels(narrow) { _, _, _, a in a > 0 }.map(\.x)
+        XCTAssertGreaterThanOrEqual(narrowXs.min()!, 0)
+        XCTAssertLessThanOrEqual(narrowXs.max()!, 320)
+        XCTAssertNil(r.render(cues, at: seconds(1.5), width: 640, height: 480, visible: (0, 60, 640, 480)), "outside")
+    }
+
     /// SubRip `<i>` reaches libass as the ASS tag `{\i1}` (libavcodec's conversion, kept as it is), and is drawn
     /// slanted: the same text without the tag draws differently. SubRip `<font color>` draws in its colour.
     func test_subRipItalicAndColour_reachLibassAsOverrideTags() throws {

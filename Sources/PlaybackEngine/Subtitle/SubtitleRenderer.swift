@@ -9,7 +9,7 @@ import Foundation
 /// ASS header (libavcodec's `subtitle_header`: the script info and `[V4+ Styles]`; ASS/SSA streams carry their own,
 /// SubRip, WebVTT, mov_text and CEA-608 get libavcodec's default one). Cues are ASS event lines already: libavcodec
 /// turns every text format into them, with bold, italic, underline and colour as override tags (`{\i1}`…); plain
-/// text regions are escaped into events here. Each ``render(_:at:width:height:)`` puts the cues shown into the
+/// text regions are escaped into events here. Each ``render(_:at:width:height:visible:)`` puts the cues shown into the
 /// track as its events (with their own start and duration, so fades and moves play) and asks libass for the frame
 /// at that time, then composites libass's alpha masks, and the pictures of bitmap cues (PGS, DVB, VobSub) scaled
 /// from ``bitmapFrameSize``, into one image over their bounding box.
@@ -25,12 +25,14 @@ package final class SubtitleRenderer {
     /// The cues the track holds as events.
     private var events: [SubtitleCue] = []
     private var frameSize = (width: 0, height: 0)
+    /// The part of the video rectangle libass's frame covers.
+    private var visibleArea = (x: 0, y: 0, width: 0, height: 0)
     /// The last image made, returned again while libass reports no change.
     private var lastImage: SubtitleImage?
     private var lastBitmapsKey: [SubtitleCue] = []
 
     /// The frame the pictures of bitmap cues are placed in (the codec's frame size; zeros: the video's size given to
-    /// ``render(_:at:width:height:)``).
+    /// ``render(_:at:width:height:visible:)``).
     package var bitmapFrameSize = (width: 0, height: 0)
 
     /// The size of the video's pictures (libass scales borders and blur against it); zeros: the frame size.
@@ -50,6 +52,9 @@ package final class SubtitleRenderer {
         self.library = library
         self.renderer = renderer
         ass_set_fonts(renderer, nil, "sans-serif", Int32(ASS_FONTPROVIDER_AUTODETECT.rawValue), nil, 1)
+        // Unpositioned events are placed in the frame, not the video: with the negative margins of a cropped picture
+        // (see render's `visible`), inside what is on screen. (Without it libass crops such a line away.)
+        ass_set_use_margins(renderer, 1)
         setScript(header: nil, style: SubtitleTextStyle())
     }
 
@@ -79,13 +84,31 @@ package final class SubtitleRenderer {
         apply(newStyle, to: track)
     }
 
-    /// The cues in `cues` drawn as shown at item time `time` into a `width`×`height` frame (the video rectangle):
-    /// one straight-alpha image over the bounding box of what was drawn, or nil when nothing was.
-    package func render(_ cues: [SubtitleCue], at time: CMTime, width: Int, height: Int) -> SubtitleImage? {
+    /// The cues in `cues` drawn as shown at item time `time` for a `width`×`height` video rectangle: one
+    /// straight-alpha image over the bounding box of what was drawn, or nil when nothing was.
+    ///
+    /// `visible` is the part of the video rectangle that is on screen (in its pixels; nil: all of it), smaller when
+    /// the picture is cropped (`resizeAspectFill`). Text is then laid out, and sized, in the visible part (libass's
+    /// negative margins with margins in use, as mpv does for pan-and-scan with its default `sub-scale-with-window`),
+    /// so a bottom line stays on screen; bitmap cues stay where they are on the picture and are cropped with it. The
+    /// image's position is relative to the visible part.
+    package func render(
+        _ cues: [SubtitleCue], at time: CMTime, width: Int, height: Int,
+        visible: (x: Int, y: Int, width: Int, height: Int)? = nil
+    ) -> SubtitleImage? {
         guard let track, width > 0, height > 0, width <= 16384, height <= 16384, time.isNumeric else { return nil }
-        if frameSize != (width, height) {
+        let shown = visible ?? (0, 0, width, height)
+        guard shown.x >= 0, shown.y >= 0, shown.width > 0, shown.height > 0, shown.x + shown.width <= width,
+            shown.y + shown.height <= height
+        else { return nil }
+        if frameSize != (width, height) || visibleArea != shown {
             frameSize = (width, height)
-            ass_set_frame_size(renderer, Int32(width), Int32(height))
+            visibleArea = shown
+            ass_set_frame_size(renderer, Int32(shown.width), Int32(shown.height))
+            // Each margin is the distance from the video's edge to the frame's: negative where the video is cropped.
+            ass_set_margins(
+                renderer, Int32(-shown.y), Int32(-(height - shown.y - shown.height)), Int32(-shown.x),
+                Int32(-(width - shown.x - shown.width)))
             lastImage = nil
         }
         let storage = storageSize.width > 0 && storageSize.height > 0 ? storageSize : frameSize
@@ -118,18 +141,21 @@ package final class SubtitleRenderer {
         let rects =
             masks.map(Canvas.rect(of:))
             + pictures.map {
-                Canvas.placement(
+                let r = Canvas.placement(
                     x: $0.x, y: $0.y, width: $0.width, height: $0.height, frame: bitmapFrameSize,
                     output: (width, height)
                 ).rect
+                return (r.x0 - shown.x, r.y0 - shown.y, r.x1 - shown.x, r.y1 - shown.y)
             }
-        guard var canvas = Canvas(width: width, height: height, covering: rects) else {
+        guard var canvas = Canvas(width: shown.width, height: shown.height, covering: rects) else {
             lastImage = nil
             return nil
         }
         for mask in masks { canvas.blend(mask) }
         for p in pictures {
-            canvas.blend(bitmap: p.rgba, x: p.x, y: p.y, width: p.width, height: p.height, in: bitmapFrameSize)
+            canvas.blend(
+                bitmap: p.rgba, x: p.x, y: p.y, width: p.width, height: p.height, in: bitmapFrameSize,
+                video: (width, height), offset: (shown.x, shown.y))
         }
         lastImage = canvas.image()
         return lastImage
@@ -320,16 +346,20 @@ private struct Canvas {
         }
     }
 
-    /// A picture (straight-alpha RGBA, `w`×`h` at `x`, `y` in a `frame`-sized space) scaled onto the canvas
-    /// (nearest neighbour).
-    mutating func blend(bitmap rgba: [UInt8], x: Int, y: Int, width w: Int, height h: Int, in frame: (Int, Int)) {
+    /// A picture (straight-alpha RGBA, `w`×`h` at `x`, `y` in a `frame`-sized space) scaled onto a `video`-sized
+    /// rectangle (nearest neighbour), of which the canvas's frame is the part at `offset`.
+    mutating func blend(
+        bitmap rgba: [UInt8], x: Int, y: Int, width w: Int, height h: Int, in frame: (Int, Int), video: (Int, Int),
+        offset: (x: Int, y: Int)
+    ) {
         guard w > 0, h > 0, rgba.count >= w * h * 4 else { return }
-        let p = Self.placement(x: x, y: y, width: w, height: h, frame: frame, output: (width, height))
-        guard let c = clip(p.rect) else { return }
+        let p = Self.placement(x: x, y: y, width: w, height: h, frame: frame, output: video)
+        let shifted = (p.rect.x0 - offset.x, p.rect.y0 - offset.y, p.rect.x1 - offset.x, p.rect.y1 - offset.y)
+        guard let c = clip(shifted) else { return }
         for dy in c.y0..<c.y1 {
-            let v = min(h - 1, max(0, Int((Double(dy) + 0.5) / p.sy) - y))
+            let v = min(h - 1, max(0, Int((Double(dy + offset.y) + 0.5) / p.sy) - y))
             for dx in c.x0..<c.x1 {
-                let u = min(w - 1, max(0, Int((Double(dx) + 0.5) / p.sx) - x))
+                let u = min(w - 1, max(0, Int((Double(dx + offset.x) + 0.5) / p.sx) - x))
                 let s = (v * w + u) * 4
                 over(dx, dy, b: Int(rgba[s + 2]), g: Int(rgba[s + 1]), r: Int(rgba[s]), alpha: Int(rgba[s + 3]))
             }
