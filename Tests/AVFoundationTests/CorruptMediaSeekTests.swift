@@ -20,8 +20,10 @@ final class CorruptMediaSeekTests: XCTestCase {
     /// - 1665 (bits flipped in the `moov`: the pictures after 3.3 s are stamped 8741 s): the picture was shown while
     ///   the playhead stayed on the target;
     /// - 117 and 393 (bits flipped in the `moov`): a read that failed after preparation took the session's lock twice
-    ///   and crashed the demux thread.
-    static let regressionSeeds: [UInt64] = [14, 44, 56, 86, 97, 115, 1227, 1665, 117, 393]
+    ///   and crashed the demux thread;
+    /// - 3249 (bits flipped in the `moov`: the seek's keyframe lies 1/15360 s after the target, nothing before it in
+    ///   the new serial): the seek kept the target's time while showing that later picture.
+    static let regressionSeeds: [UInt64] = [14, 44, 56, 86, 97, 115, 1227, 1665, 117, 393, 3249]
 
     /// What happened to one mutant.
     struct Outcome: CustomStringConvertible {

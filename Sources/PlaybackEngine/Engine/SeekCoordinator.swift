@@ -322,9 +322,12 @@ final class SeekCoordinator {
         // Damaged data: the pictures at the target could not be read or decoded.
         let damaged = session.damageCount > seek.damageAtBegin
         let stated = session.statedVideoRange
-        if landed > time, damaged || (landed > seek.target + Self.pictureGap && seek.target >= stated?.start ?? .zero) {
+        if landed > time, damaged || seek.target >= stated?.start ?? .zero {
             // Land on the nearest picture that could be decoded, so the picture shown is the one at the playhead (a
-            // video output asked for the current time gets it). A target before the video's start keeps its time.
+            // video output asked for the current time gets it). A healthy file always has a picture at or before a
+            // target inside its video (the decoder keeps the one containing it): the first picture after it means the
+            // ones before could not be had — unreadable, undecodable, or an index whose keyframe lies past the target
+            // (a damaged `moov` put one 1/15360 s after it). A target before the video's start keeps its time.
             time = landed
         }
         // No picture at or after the target could be read or decoded although the video goes on there: the seek
