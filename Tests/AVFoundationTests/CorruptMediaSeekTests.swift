@@ -9,7 +9,8 @@ import XCTest
 /// that could be decoded when the pictures at the target could not).
 ///
 /// `OAVF_MUTANT_SEEDS=1-300` checks a range of seeds instead of the regression list (a search for new failures;
-/// `3-3000/6` takes every sixth seed, one recipe), and `OAVF_MUTANT_KEEP=folder` keeps the files that fail.
+/// `3-3000/6` takes every sixth seed, one recipe), `OAVF_MUTANT_FIXTURE=hevc.mkv` damages that fixture instead of
+/// h264_aac.mp4, and `OAVF_MUTANT_KEEP=folder` keeps the files that fail.
 final class CorruptMediaSeekTests: XCTestCase {
     /// Seeds whose mutants once failed:
     /// - 14, 44, 56, 86, 97, 115 (zeroed or noisy runs over the pictures around 3.3 s): the seek completed `true` and
@@ -25,6 +26,12 @@ final class CorruptMediaSeekTests: XCTestCase {
     ///   the new serial): the seek kept the target's time while showing that later picture.
     static let regressionSeeds: [UInt64] = [14, 44, 56, 86, 97, 115, 1227, 1665, 117, 393, 3249]
 
+    /// Seeds whose mutants of the Matroska and WebM fixtures once failed (searched with `OAVF_MUTANT_FIXTURE`): cut or
+    /// zeroed after the first pictures, the seek completed `true` with no picture, since these streams state no
+    /// duration of their own and nothing told that the video should go on past the target (the container's duration
+    /// now does); 65 is cut before the first cluster, so no start time either.
+    static let otherRegressionSeeds: [Fixture: [UInt64]] = [.hevcMKV: [2, 8, 65], .vp9OpusWebM: [2, 11]]
+
     /// What happened to one mutant.
     struct Outcome: CustomStringConvertible {
         var mutant: String
@@ -32,45 +39,62 @@ final class CorruptMediaSeekTests: XCTestCase {
         var description: String { "\(mutant): \(failure ?? "ok")" }
     }
 
-    private var seeds: [UInt64] {
+    /// The fixture to damage and the seeds: `OAVF_MUTANT_FIXTURE` and `OAVF_MUTANT_SEEDS`, else each fixture's
+    /// regression seeds.
+    private var searches: [(Fixture, [UInt64])] {
+        let named = ProcessInfo.processInfo.environment["OAVF_MUTANT_FIXTURE"].flatMap(Fixture.init(rawValue:))
         guard let spec = ProcessInfo.processInfo.environment["OAVF_MUTANT_SEEDS"], !spec.isEmpty else {
-            return Self.regressionSeeds
+            if let named { return [(named, Self.otherRegressionSeeds[named] ?? Self.regressionSeeds)] }
+            return [(.h264AAC, Self.regressionSeeds)]
+                + Self.otherRegressionSeeds.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key, $0.value) }
         }
         // "1-300", "5,9,12", or "3-3000/6" (every sixth seed: one recipe only).
-        return spec.split(separator: ",").flatMap { part -> [UInt64] in
+        let seeds = spec.split(separator: ",").flatMap { part -> [UInt64] in
             let (range, step) = part.split(separator: "/").map(String.init).splitStep()
             let bounds = range.split(separator: "-").compactMap { UInt64($0) }
             if bounds.count == 2 { return Array(stride(from: bounds[0], through: bounds[1], by: step)) }
             return bounds
         }
+        return [(named ?? .h264AAC, seeds)]
     }
 
     func test_exactSeekInDamagedFiles_completesOnce_andShowsAPictureTheTimeHasReached() throws {
-        let original = try Data(contentsOf: try fixture(.h264AAC))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-mutants-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         var failures: [Outcome] = []
+        var count = 0
+        for (source, seeds) in searches {
+            try search(source, seeds: seeds, in: folder, failures: &failures)
+            count += seeds.count
+        }
+        XCTAssertEqual(failures.map(\.description), [], "\(failures.count) of \(count) mutants")
+    }
+
+    /// Seeks once in the mutant of `source` made from each seed; adds what failed to `failures`.
+    private func search(_ source: Fixture, seeds: [UInt64], in folder: URL, failures: inout [Outcome]) throws {
+        let original = try Data(contentsOf: try fixture(source))
+        // 3.3 s in the 10 s reference file; past the middle of a shorter one.
+        let target = CMTime(seconds: min(3.3, (source.facts.duration ?? 10) * 0.55), preferredTimescale: 600)
         for seed in seeds {
             let mutant = MediaMutator.mutate(original, seed: seed)
-            let url = folder.appendingPathComponent("mutant-\(seed).mp4")
+            let url = folder.appendingPathComponent("mutant-\(seed).\(source.rawValue.split(separator: ".").last!)")
             try mutant.data.write(to: url)
-            let outcome = seekOnce(in: url, mutant: mutant.description)
+            let outcome = seekOnce(in: url, mutant: "\(source.rawValue) \(mutant.description)", target: target)
             if outcome.failure != nil {
                 failures.append(outcome)
                 // OAVF_MUTANT_KEEP=folder keeps the failing files for a closer look.
                 if let keep = ProcessInfo.processInfo.environment["OAVF_MUTANT_KEEP"] {
-                    try? mutant.data.write(to: URL(fileURLWithPath: keep).appendingPathComponent("mutant-\(seed).mp4"))
+                    try? mutant.data.write(to: URL(fileURLWithPath: keep).appendingPathComponent(url.lastPathComponent))
                 }
             }
             try? FileManager.default.removeItem(at: url)
         }
-        XCTAssertEqual(failures.map(\.description), [], "\(failures.count) of \(seeds.count) mutants")
     }
 
-    /// Opens `url` on a manual virtual clock and seeks exactly to 3.3 s once the item is ready; returns what went
+    /// Opens `url` on a manual virtual clock and seeks exactly to `target` once the item is ready; returns what went
     /// wrong, if anything.
-    private func seekOnce(in url: URL, mutant: String) -> Outcome {
+    private func seekOnce(in url: URL, mutant: String, target: CMTime) -> Outcome {
         let v = VirtualPlayer(mode: .manual, captureAudio: false)
         defer { v.player.replaceCurrentItem(with: nil) }
         let item = AVPlayerItem(url: url)
@@ -81,7 +105,6 @@ final class CorruptMediaSeekTests: XCTestCase {
         guard item.status == .readyToPlay else { return Outcome(mutant: mutant) }  // failed to open: fine
         let calls = LockedBox<[Bool]>([])
         let shownBefore = v.frames.entries.count
-        let target = CMTime(value: 33, timescale: 10)
         item.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in calls.withLock { $0.append(ok) } }
         guard wait(seconds: 30, { !calls.withLock { $0 }.isEmpty }) else {
             return Outcome(mutant: mutant, failure: "the seek never completed")

@@ -53,6 +53,9 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var codecParameters: [Int: CodecParameters] = [:]
     /// The source's seekable range (container time), read while preparing.
     private var seekableContainerRange: CMTimeRange?
+    /// The container's start and duration (microseconds; the duration unless estimated from the bit rate), for a
+    /// video stream that states neither (Matroska, WebM).
+    private var containerSpan: (start: Int64?, duration: Int64?) = (nil, nil)
 
     package var videoPackets: PacketQueue? { lock.withLock { _videoPackets } }
     package var audioPackets: PacketQueue? { lock.withLock { _audioPackets } }
@@ -149,6 +152,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             self.demuxer = demuxer
             self.streamInfo = info.streams
             self.seekableContainerRange = seekable
+            containerSpan = (info.startTimeMicroseconds, info.durationFromBitrate ? nil : info.durationMicroseconds)
             if let video {
                 (_videoPackets, _videoFrames, videoDecoder) = video
             }
@@ -268,17 +272,27 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Pictures the video decoder delivered (skipped pictures are never decoded, so never counted).
     package var videoFramesDecoded: Int { lock.withLock { videoDecoder }?.status.framesDecoded ?? 0 }
 
-    /// The item time range the video stream's header states (start and duration), nil without video or when the
-    /// container does not say.
+    /// The item time range the video stream's header states (start and duration; the container's duration when the
+    /// stream states none), nil without video or when neither says.
     package var statedVideoRange: CMTimeRange? {
         guard let index = descriptor.videoStream else { return nil }
-        let info = lock.withLock { streamInfo }
-        guard index < info.count, let start = info[index].startTime, let duration = info[index].duration else {
-            return nil
-        }
+        let (info, container) = lock.withLock { (streamInfo, containerSpan) }
+        guard index < info.count else { return nil }
         let base = info[index].timeBase
-        return CMTimeRange(
-            start: itemTime(CMTime(ffmpeg: start, timeBase: base)), duration: CMTime(ffmpeg: duration, timeBase: base))
+        if let start = info[index].startTime, let duration = info[index].duration {
+            return CMTimeRange(
+                start: itemTime(CMTime(ffmpeg: start, timeBase: base)),
+                duration: CMTime(ffmpeg: duration, timeBase: base))
+        }
+        // The stream states no span (Matroska): the container's, from the stream's start when it has one (a file cut
+        // before its first cluster states none: zero).
+        guard let duration = container.duration else { return nil }
+        let start =
+            info[index].startTime.map { CMTime(ffmpeg: $0, timeBase: base) }
+            ?? CMTime(value: container.start ?? 0, timescale: 1_000_000)
+        let end = CMTime(value: (container.start ?? 0) + duration, timescale: 1_000_000)
+        guard end > start else { return nil }
+        return CMTimeRange(start: itemTime(start), end: itemTime(end))
     }
 
     /// Damage seen so far: reads the demuxer skipped and errors the video decoder counted (rejected packets, failed
