@@ -30,7 +30,7 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         server = process
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
         while !FileManager.default.fileExists(atPath: socket) {
             guard Date() < deadline, process.isRunning else { throw XCTSkip("Xvfb did not start") }
             usleep(20_000)
@@ -40,7 +40,7 @@ final class AVPlayerLayerWindowTests: XCTestCase {
     }
 
     override func tearDown() {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
         while SDLVideoWindow.isWindowThreadRunning && Date() < deadline { usleep(10_000) }
         XCTAssertFalse(SDLVideoWindow.isWindowThreadRunning, "the window thread let go of the display")
         if let previousDisplay { setenv("DISPLAY", previousDisplay, 1) } else { unsetenv("DISPLAY") }
@@ -70,7 +70,7 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         let now = v.player.currentTime()
 
         var snapshot: SDLVideoWindow.Snapshot?
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
         while Date() < deadline {
             snapshot = layer.window.readBack(timeout: 2)
             if let s = snapshot, (s.itemTime - now).seconds.magnitude < 1.5 / 30 { break }
@@ -279,11 +279,11 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         return found
     }
 
-    /// The window's next draw that satisfies `condition` (within 10 s).
+    /// The window's next draw that satisfies `condition` (within 30 s).
     private func readBack(
         _ layer: AVPlayerLayer, _ condition: (SDLVideoWindow.Snapshot) -> Bool
     ) -> SDLVideoWindow.Snapshot? {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
         while Date() < deadline {
             if let s = layer.window.readBack(timeout: 1), condition(s) { return s }
         }

@@ -74,6 +74,12 @@ final class HLSLiveWhilePausedTests: XCTestCase {
         }
         v.player.pause()
         waitUntil("paused", timeout: 10) { v.player.timeControlStatus == .paused }
+        // A loaded engine may still be catching up with the clock when the pause arrives: it then presents the
+        // pictures up to the paused time. The picture paused on is the one at that time.
+        let pausedTime = v.player.currentTime()
+        waitUntil("the paused picture", timeout: 10) {
+            (v.frames.entries.last?.time).map { $0 + CMTime(value: 1, timescale: 30) > pausedTime } ?? false
+        }
         let pausedAt = try XCTUnwrap(v.frames.indices.last ?? nil)
         XCTAssertLessThan(pausedAt, 60)
         live.advance(segments: 3)

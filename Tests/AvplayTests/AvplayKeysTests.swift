@@ -145,7 +145,7 @@ final class AvplayKeysTests: XCTestCase {
     /// Polls `condition` every 0.1 s for at most 10 s; fails with what the screen shows.
     @discardableResult
     func wait(_ what: String, _ condition: () -> Bool) throws -> String {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
         while Date() < deadline {
             if condition() { return status() }
             Thread.sleep(forTimeInterval: 0.1)

@@ -64,7 +64,7 @@ final class AvplayWindowTests: XCTestCase {
             xvfb, [display, "-screen", "0", "\(screen.width)x\(screen.height)x24", "-nolisten", "tcp", "-br"],
             timeout: 300)
         self.server = server
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
         while serverPID == nil || !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
             guard Date() < deadline, !server.hasEnded else { throw XCTSkip("Xvfb did not start on \(display)") }
             usleep(20_000)
