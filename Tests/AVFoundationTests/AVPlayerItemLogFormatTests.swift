@@ -35,6 +35,9 @@ final class AVPlayerItemLogFormatTests: XCTestCase {
         measured.observedBitrateStandardDeviation = 76_942_770.4381
         measured.playbackType = "VOD"
         measured.mediaRequestsWWAN = 0
+        measured.indicatedAverageBitrate = 2_200_000.4
+        measured.averageVideoBitrate = 2_001_234.5678
+        measured.averageAudioBitrate = 128_000
         let unknown = AVPlayerItemAccessLogEvent()
         unknown.playbackType = "FILE"
         let log = AVPlayerItemAccessLog(events: [measured, unknown])
@@ -48,9 +51,10 @@ final class AVPlayerItemLogFormatTests: XCTestCase {
             "#Fields: date time uri cs-guid s-ip s-ip-changes sc-count c-duration-downloaded c-start-time "
                 + "c-duration-watched bytes c-observed-bitrate sc-indicated-bitrate c-stalls c-frames-dropped "
                 + "c-startup-time c-overdue c-reason c-observed-min-bitrate c-observed-max-bitrate "
-                + "c-observed-bitrate-sd s-playback-type sc-wwan-count c-switch-bitrate")
+                + "c-observed-bitrate-sd s-playback-type sc-wwan-count c-switch-bitrate sc-indicated-avg-bitrate "
+                + "c-avg-video-bitrate c-avg-audio-bitrate")
         let fields = text[4].split(separator: " ").map(String.init)
-        XCTAssertEqual(fields.count, 24)
+        XCTAssertEqual(fields.count, 27)
         XCTAssertEqual(W3C.dateTime(measured.playbackStartDate), fields[0] + " " + fields[1])
         XCTAssertTrue(fields[1].hasSuffix(".250"), fields[1])
         XCTAssertEqual(
@@ -58,10 +62,11 @@ final class AVPlayerItemLogFormatTests: XCTestCase {
             [
                 "http://127.0.0.1:8080/540p.m3u8", "2D5C8F04-9F34-40F2-AA06-758CE4EC3643", "127.0.0.1", "0", "13",
                 "52.000", "0.000", "46.871", "42598168", "111623915.000", "2494507", "1", "0", "0.234", "1", "-",
-                "5000000.500", "9000000.000", "76942770.438", "VOD", "0", "-",
+                "5000000.500", "9000000.000", "76942770.438", "VOD", "0", "-", "2200000", "2001234.568",
+                "128000.000",
             ])
         XCTAssertEqual(
-            text[5], "- - - - - - - - - - - - - - - - - - - - - FILE - -",
+            text[5], "- - - - - - - - - - - - - - - - - - - - - FILE - - - - -",
             "an event that measured nothing writes - for every field but its playback type")
         XCTAssertEqual(text.count, 7)
         XCTAssertEqual(text[6], "")
