@@ -195,8 +195,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     /// Logs a finished transfer (its duration the download's: see ``HTTPBodyStream/downloadDuration``), or a
-    /// transport failure (a refused status was logged with its response; tasks are
-    /// cancelled only after such a status).
+    /// transport failure (a refused status was logged with its response; tasks are cancelled only after such a
+    /// status).
     private func record(_ stream: HTTPBodyStream, error: (any Error)?) {
         let host = stream.url.host
         if let error {
