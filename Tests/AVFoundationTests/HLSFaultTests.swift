@@ -252,6 +252,42 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertTrue(row.contains(" 127.0.0.1 2 6 "), row)
     }
 
+    /// An item that leaves its player and joins it again plays from a new source, whose network log starts from
+    /// zero: the period after it counts that source's requests, not the old source's count of them.
+    func test_accessLog_afterTheItemRejoinsItsPlayer_countsTheNewSourcesRequests() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: server.url("hls/ts/360p.m3u8"))
+        item.preferredForwardBufferDuration = 1
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("two seconds played", timeout: 30) { v.frames.entries.count >= 60 || item.status == .failed }
+        // The pause ends a period: its event takes in the first source's transfers.
+        v.player.pause()
+        let firstPeriod = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertGreaterThanOrEqual(firstPeriod.numberOfMediaRequests, 2)
+        // The first source goes quiet (its buffer full, its fetches ahead answered), so that every request from here
+        // on is the second source's.
+        waitUntil("the first source's requests answered", timeout: 30) {
+            let before = server.requestLog.count
+            spinMainRunLoop(0.2)
+            let after = server.requestLog
+            return after.count == before && after.allSatisfy { $0.end != nil }
+        }
+        v.player.replaceCurrentItem(with: nil)
+        let rejoined = Date()
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        let requested = server.requestLog.filter { $0.path.hasSuffix(".ts") && $0.start >= rejoined }
+        XCTAssertGreaterThanOrEqual(requested.count, 2)
+        let last = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertEqual(last.numberOfMediaRequests, requested.count)
+        // Its segments' bytes, and its playlist's.
+        XCTAssertGreaterThan(last.numberOfBytesTransferred, Int64(requested.reduce(0) { $0 + $1.bytesSent }))
+    }
+
     /// Plays `url` on an untimed virtual clock to its end, on its first variant and without subtitles (the default
     /// English rendition's reader would fetch its segments on its own schedule, racing the counts; its requests are
     /// counted in HLSSubtitleTests).

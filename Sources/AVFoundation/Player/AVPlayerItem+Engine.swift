@@ -279,6 +279,7 @@ extension AVPlayerItem {
     func fillTransfers(of event: AVPlayerItemAccessLogEvent, from log: NetworkLog) {
         let packets = log.mainPacketBytes
         let (period, mainPackets): ([NetworkLog.Transfer], NetworkLog.PacketBytes) = mutate { s in
+            s.follow(log)
             let (new, cursor) = log.transfers(after: s.loggedTransfers)
             let counted = NetworkLog.PacketBytes(
                 all: packets.all - s.loggedMainPackets.all, audio: packets.audio - s.loggedMainPackets.audio)
@@ -294,6 +295,7 @@ extension AVPlayerItem {
         guard let session = read({ $0.session }), let log = session.networkLog else { return }
         let failures = log.failedRequests
         let fresh: [AVPlayerItemErrorLogEvent] = mutate { s in
+            s.follow(log)
             guard failures.count > s.loggedFailures else { return [] }
             let new = failures[s.loggedFailures...].map { f in
                 AVPlayerItemErrorLogEvent(
@@ -325,5 +327,16 @@ extension AVPlayerItem {
             errorStatusCode: ns.code, errorDomain: ns.domain, errorComment: ns.localizedDescription)
         mutate { $0.errorLog.append(event) }
         NotificationCenter.default.post(name: AVPlayerItem.newErrorLogEntryNotification, object: self)
+    }
+}
+
+extension AVPlayerItem.State {
+    /// Counts from the start of `log` when it is not the log counted so far (the source of a new session).
+    mutating func follow(_ log: NetworkLog) {
+        guard loggedNetworkLog !== log else { return }
+        loggedNetworkLog = log
+        loggedFailures = 0
+        loggedTransfers = 0
+        loggedMainPackets = NetworkLog.PacketBytes()
     }
 }
