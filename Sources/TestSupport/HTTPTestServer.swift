@@ -5,11 +5,12 @@ import Foundation
 import Glibc
 #endif
 
-/// An HTTP/1.1 server on 127.0.0.1 for tests, with fault injection: it serves a folder (and routes a test
+/// An HTTP/1.1 server on a loopback address (127.0.0.1 unless told) for tests, with fault injection: it serves a folder (and routes a test
 /// registers), and can answer chosen requests with an error status, late, slowly, cut by a reset, endlessly, never,
 /// or with a redirect.
 ///
-/// - Port: ephemeral, read from `port`; `url(_:)` makes URLs on it.
+/// - Port: ephemeral, read from `port`; `url(_:)` makes URLs on it. Another loopback address (`127.0.0.2`: Linux
+///   routes all of 127.0.0.0/8 to the loopback interface) gives a second server the client sees at another address.
 /// - Files: `GET` and `HEAD` of the files under `root` (never outside it), with `Content-Length`,
 ///   `Accept-Ranges`, `Range:` requests (`206` with `Content-Range`; `416` past the end) and a `Content-Type` by
 ///   extension (`.m3u8` `application/vnd.apple.mpegurl`, `.ts` `video/mp2t`, `.m4s` `video/iso.segment`, `.mp4`
@@ -45,17 +46,20 @@ public final class HTTPTestServer: Sendable {
 
     /// The port the server listens on.
     public let port: UInt16
+    /// The IPv4 address it listens on.
+    public let address: String
     private let core: HTTPTestServerCore
 
-    /// Starts a server that serves the files under `root` (only routes and `/status/<code>` when `nil`).
-    public init(root: URL? = nil) throws(HTTPTestServerError) {
+    /// Starts a server on `address` (a loopback address) that serves the files under `root` (only routes and
+    /// `/status/<code>` when `nil`).
+    public init(root: URL? = nil, address listeningAddress: String = "127.0.0.1") throws(HTTPTestServerError) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .socket(call: "socket", errno: errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(listeningAddress)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
@@ -74,6 +78,7 @@ public final class HTTPTestServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
         }
         port = UInt16(bigEndian: address.sin_port)
+        self.address = listeningAddress
         core = HTTPTestServerCore(listeningSocket: fd, root: root?.standardizedFileURL)
         core.startAccepting()
     }
@@ -82,12 +87,12 @@ public final class HTTPTestServer: Sendable {
         core.stop()
     }
 
-    /// `http://127.0.0.1:<port>/`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+    /// `http://<address>:<port>/`.
+    public var baseURL: URL { URL(string: "http://\(address):\(port)/")! }
 
     /// The URL of `path` (with or without a leading `/`; may carry a query) on this server.
     public func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)/\(path.hasPrefix("/") ? String(path.dropFirst()) : path)")!
+        URL(string: "http://\(address):\(port)/\(path.hasPrefix("/") ? String(path.dropFirst()) : path)")!
     }
 
     /// Answers requests for `path` (exact, with a leading `/`) from `handler`, called on the connection's thread.

@@ -106,19 +106,8 @@ final class HLSFaultTests: XCTestCase {
     }
 
     func test_accessLog_reportsTheTransfersMeasured() throws {
-        let v = VirtualPlayer()
-        let item = AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
-        // The first variant only (one variant period, so one access-log event covers every transfer).
-        item.oavfVariantPolicy = StayOnVariant()
-        // No subtitles: the default English rendition's reader would fetch its segments on its own schedule, racing
-        // the byte count (its requests are counted in HLSSubtitleTests).
-        if let legible = item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible) {
-            item.select(nil, in: legible)
-        }
-        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
-        v.player.replaceCurrentItem(with: item)
-        v.player.play()
-        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        let (item, ends) = playOnFirstVariant(server.url(HLSFixture.ts.rawValue))
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
         let event = try XCTUnwrap(item.accessLog()?.events.last)
         let segments = server.requestLog.filter { $0.path.hasSuffix(".ts") }
         XCTAssertEqual(event.numberOfMediaRequests, segments.count)
@@ -132,17 +121,217 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(event.observedMaximum * (1 + 1e-9), event.observedBitrate)
         XCTAssertGreaterThanOrEqual(event.observedBitrateStandardDeviation, 0)
         XCTAssertEqual(event.playbackStartOffset, 0, accuracy: 0.05)
+        XCTAssertEqual(event.mediaRequestsWWAN, 0)
+        XCTAssertEqual(event.indicatedBitrate, Double(HLSFixture.ts.facts.variants[0].bandwidth))
+        XCTAssertLessThan(event.indicatedAverageBitrate, 0, "the multivariant playlist states no AVERAGE-BANDWIDTH")
+        XCTAssertEqual(event.playbackType, "VOD")
+        XCTAssertEqual(event.serverAddress, "127.0.0.1")
+        XCTAssertEqual(event.numberOfServerAddressChanges, 0, "one server")
+        // Loopback segments of 2 s arrive in milliseconds; the English rendition's last segment carries 21 ms of
+        // audio, which its request may take longer than to answer on a busy machine.
+        XCTAssertTrue((0...1).contains(event.downloadOverdue), "\(event.downloadOverdue)")
+        // Video and English audio (12 s each), and the French rendition's first segment, probed when it opened.
+        XCTAssertEqual(event.segmentsDownloadedDuration, HLSFixture.ts.facts.duration * 2 + 2, accuracy: 0.2)
+        // The variant's segments carry the video alone, the renditions' the audio: each one's bytes over its
+        // seconds of media (the French rendition's probed segment is audio downloaded too).
+        let video = try bitRate(ofSegmentsNamed: ["360p_"])
+        let audio = try bitRate(ofSegmentsNamed: ["eng_", "fra_"])
+        XCTAssertEqual(event.averageVideoBitrate, video, accuracy: 1)
+        XCTAssertEqual(event.averageAudioBitrate, audio, accuracy: 1)
+        // 400 kb/s video, 128 kb/s AAC, each in its MPEG-TS container.
+        XCTAssertEqual(video, 400_000, accuracy: 400_000 * 0.35)
+        XCTAssertEqual(audio, 128_000, accuracy: 128_000 * 0.5)
         let row =
             String(decoding: try XCTUnwrap(item.accessLog()?.extendedLogData()), as: UTF8.self)
             .split(separator: "\n").last.map(String.init) ?? ""
-        XCTAssertTrue(row.contains(" \(segments.count) "), row)
-        XCTAssertTrue(row.hasSuffix(" VOD 0 -"), row)
-        XCTAssertEqual(event.mediaRequestsWWAN, 0)
-        XCTAssertEqual(event.indicatedBitrate, Double(HLSFixture.ts.facts.variants[0].bandwidth))
-        XCTAssertEqual(event.playbackType, "VOD")
+        XCTAssertTrue(row.contains(" 127.0.0.1 0 \(segments.count) "), row)
+        XCTAssertTrue(
+            row.hasSuffix(" VOD 0 - - \(String(format: "%.3f", video)) \(String(format: "%.3f", audio))"), row)
+    }
+
+    /// A lone media playlist whose MPEG-TS segments carry video and audio together: the video bit rate is the
+    /// combined content's (as Apple documents it for muxed media), the audio's is its share of the same bytes, by
+    /// the sizes of the packets demuxed.
+    func test_accessLog_muxedSegments_videoRateIsTheCombinedContents_audioRateItsShare() throws {
+        let (_, item, ends, _) = play(vod)
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        let event = try XCTUnwrap(item.accessLog()?.events.last)
+        let bytes = server.requestLog.filter { $0.path.hasSuffix(".ts") }.reduce(0) { $0 + $1.bytesSent }
+        XCTAssertEqual(event.averageVideoBitrate, Double(bytes) * 8 / HLSFixture.vod.facts.duration, accuracy: 1)
+        // 128 kb/s AAC: its payload, plus its share of the container's overhead.
+        XCTAssertGreaterThan(event.averageAudioBitrate, 128_000)
+        XCTAssertLessThan(event.averageAudioBitrate, 128_000 * 1.3)
+        XCTAssertLessThan(event.averageAudioBitrate, event.averageVideoBitrate / 2)
+        XCTAssertLessThan(event.indicatedAverageBitrate, 0, "no multivariant playlist")
+        XCTAssertEqual(event.numberOfServerAddressChanges, 0)
+        XCTAssertEqual(event.downloadOverdue, 0)
+    }
+
+    /// `AVERAGE-BANDWIDTH` of the variant played is the event's indicated average bit rate, also in the extended log.
+    func test_accessLog_indicatedAverageBitrate_isTheVariantsAverageBandwidth() throws {
+        let master = try String(
+            contentsOf: try Fixtures.directory().appendingPathComponent(HLSFixture.ts.rawValue), encoding: .utf8
+        )
+        .replacingOccurrences(of: "BANDWIDTH=580800,", with: "BANDWIDTH=580800,AVERAGE-BANDWIDTH=512000,")
+        server.route("/hls/ts/average.m3u8") { _ in HTTPTestResponse(text: master) }
+        let (item, ends) = playOnFirstVariant(server.url("hls/ts/average.m3u8"))
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        let event = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertEqual(event.indicatedBitrate, 580_800)
+        XCTAssertEqual(event.indicatedAverageBitrate, 512_000)
+        let row =
+            String(decoding: try XCTUnwrap(item.accessLog()?.extendedLogData()), as: UTF8.self)
+            .split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(row.contains(" VOD 0 - 512000 "), row)
+    }
+
+    /// A segment the server sends slower than real time (117 kB at 40 kB/s: about 2.9 s for 2 s of media) is
+    /// overdue; the others, fast on loopback, are not (the variant's media playlist alone: six 2 s segments).
+    func test_accessLog_aSegmentSlowerThanRealTimeIsOverdue_theFastOnesAreNot() throws {
+        server.inject(.throttle(bytesPerSecond: 40_000), forPath: "/hls/ts/360p_002.ts")
+        let (_, item, ends, _) = play(server.url("hls/ts/360p.m3u8"))
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        XCTAssertGreaterThanOrEqual(server.requests(for: "/hls/ts/360p_002.ts").first?.throttleTicks ?? 0, 50)
+        let events = try XCTUnwrap(item.accessLog()?.events)
+        XCTAssertEqual(
+            events.map(\.downloadOverdue).filter { $0 > 0 }.reduce(0, +), 1, "\(events.map(\.downloadOverdue))")
+        XCTAssertTrue(events.allSatisfy { $0.downloadOverdue >= 0 })
+    }
+
+    /// A paused player stops reading (its buffer is full) while segments are fetched ahead or wait to be read: the
+    /// time a body waits for its reader is not download time, so no segment becomes overdue (the variant's media
+    /// playlist alone: six 2 s segments).
+    func test_accessLog_aPausedPlayerMakesNoSegmentOverdue() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: server.url("hls/ts/360p.m3u8"))
+        item.preferredForwardBufferDuration = 1
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("a second played", timeout: 30) { v.frames.entries.count >= 30 || item.status == .failed }
+        v.player.pause()
+        let requestsBefore = server.requestLog.count
+        // Paused longer than a segment lasts.
+        spinMainRunLoop(2.5)
+        XCTAssertLessThan(server.requestLog.count, 7, "the paused player does not read everything ahead")
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        XCTAssertGreaterThan(server.requestLog.count, requestsBefore, "segments were fetched after the pause")
+        let events = try XCTUnwrap(item.accessLog()?.events)
+        XCTAssertGreaterThanOrEqual(events.count, 2, "the pause ends a period")
+        XCTAssertEqual(events.map(\.downloadOverdue).filter { $0 > 0 }, [], "\(events.map(\.downloadOverdue))")
+    }
+
+    /// Segments served from two addresses (127.0.0.1 and, by a second server, 127.0.0.2): two changes between
+    /// consecutive media requests, and the address of the last.
+    func test_accessLog_countsServerAddressChanges_betweenTwoLoopbackAddresses() throws {
+        let second = try HTTPTestServer(root: try Fixtures.directory(), address: "127.0.0.2")
+        defer { second.stop() }
+        let text = try String(
+            contentsOf: try Fixtures.directory().appendingPathComponent("hls/ts/360p.m3u8"), encoding: .utf8)
+        // Segments 0-1 from the first server, 2-3 from the second, 4-5 from the first again.
+        let playlist = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.hasPrefix("360p_"), let number = Int(line.dropFirst(5).prefix(3)) else { return String(line) }
+            return (number / 2 == 1 ? second : server).url("hls/ts/\(line)").absoluteString
+        }
+        server.route("/hls/ts/two.m3u8") { [playlist] _ in
+            HTTPTestResponse(text: playlist.joined(separator: "\n"))
+        }
+        let (_, item, ends, _) = play(server.url("hls/ts/two.m3u8"))
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        // (Each on its own new connection, so they may arrive in either order.)
+        XCTAssertEqual(second.requestLog.map(\.path).sorted(), ["/hls/ts/360p_002.ts", "/hls/ts/360p_003.ts"])
+        let event = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertEqual(event.numberOfMediaRequests, 6)
+        XCTAssertEqual(event.numberOfServerAddressChanges, 2)
         XCTAssertEqual(event.serverAddress, "127.0.0.1")
-        // Video and English audio (12 s each), and the French rendition's first segment, probed when it opened.
-        XCTAssertEqual(event.segmentsDownloadedDuration, HLSFixture.ts.facts.duration * 2 + 2, accuracy: 0.2)
+        let row =
+            String(decoding: try XCTUnwrap(item.accessLog()?.extendedLogData()), as: UTF8.self)
+            .split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(row.contains(" 127.0.0.1 2 6 "), row)
+    }
+
+    /// An item that leaves its player and joins it again plays from a new source, whose network log starts from
+    /// zero: the period after it counts that source's requests, not the old source's count of them.
+    func test_accessLog_afterTheItemRejoinsItsPlayer_countsTheNewSourcesRequests() throws {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: server.url("hls/ts/360p.m3u8"))
+        item.preferredForwardBufferDuration = 1
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("two seconds played", timeout: 30) { v.frames.entries.count >= 60 || item.status == .failed }
+        // The pause ends a period: its event takes in the first source's transfers.
+        v.player.pause()
+        let firstPeriod = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertGreaterThanOrEqual(firstPeriod.numberOfMediaRequests, 2)
+        // The first source goes quiet (its buffer full, its fetches ahead answered), so that every request from here
+        // on is the second source's.
+        waitUntil("the first source's requests answered", timeout: 30) {
+            let before = server.requestLog.count
+            spinMainRunLoop(0.2)
+            let after = server.requestLog
+            return after.count == before && after.allSatisfy { $0.end != nil }
+        }
+        v.player.replaceCurrentItem(with: nil)
+        let rejoined = Date()
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        let requested = server.requestLog.filter { $0.path.hasSuffix(".ts") && $0.start >= rejoined }
+        XCTAssertGreaterThanOrEqual(requested.count, 2)
+        let last = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertEqual(last.numberOfMediaRequests, requested.count)
+        // Its segments' bytes, and its playlist's.
+        XCTAssertGreaterThan(last.numberOfBytesTransferred, Int64(requested.reduce(0) { $0 + $1.bytesSent }))
+    }
+
+    /// Plays `url` on an untimed virtual clock to its end, on its first variant and without subtitles (the default
+    /// English rendition's reader would fetch its segments on its own schedule, racing the counts; its requests are
+    /// counted in HLSSubtitleTests).
+    private func playOnFirstVariant(_ url: URL) -> (item: AVPlayerItem, ends: NotificationLog) {
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(url: url)
+        item.oavfVariantPolicy = StayOnVariant()
+        if let legible = item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible) {
+            item.select(nil, in: legible)
+        }
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        return (item, ends)
+    }
+
+    /// The bit rate of the segments requested whose names start with one of `prefixes` (in the ladder's folder):
+    /// their bytes × 8 over their seconds of media, from their playlists' `EXTINF`s.
+    private func bitRate(ofSegmentsNamed prefixes: [String]) throws -> Double {
+        var seconds: [String: Double] = [:]
+        let folder = try Fixtures.directory().appendingPathComponent("hls/ts")
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".m3u8") {
+            var duration: Double?
+            for line in try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+                .split(separator: "\n")
+            {
+                if line.hasPrefix("#EXTINF:") {
+                    duration = Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," })
+                } else if !line.hasPrefix("#"), let d = duration {
+                    seconds[String(line)] = d
+                    duration = nil
+                }
+            }
+        }
+        let requests = server.requestLog.filter { r in
+            let name = (r.path as NSString).lastPathComponent
+            return r.path.hasPrefix("/hls/ts/") && prefixes.contains { name.hasPrefix($0) }
+        }
+        let bytes = requests.reduce(0) { $0 + $1.bytesSent }
+        let media = try requests.reduce(0.0) { total, r in
+            total + (try XCTUnwrap(seconds[(r.path as NSString).lastPathComponent], r.path))
+        }
+        return Double(bytes) * 8 / media
     }
 
     func test_aFilesAccessLog_claimsNoNetworkMeasurement() throws {
@@ -157,6 +346,16 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertLessThan(event.observedBitrate, 0)
         XCTAssertLessThan(event.numberOfMediaRequests, 0)
         XCTAssertLessThan(event.transferDuration, 0)
+        // Nor do the fields of a stream's variants, segments and servers.
+        XCTAssertLessThan(event.indicatedAverageBitrate, 0)
+        XCTAssertLessThan(event.averageVideoBitrate, 0)
+        XCTAssertLessThan(event.averageAudioBitrate, 0)
+        XCTAssertLessThan(event.downloadOverdue, 0)
+        XCTAssertLessThan(event.numberOfServerAddressChanges, 0)
+        let row =
+            String(decoding: try XCTUnwrap(item.accessLog()?.extendedLogData()), as: UTF8.self)
+            .split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(row.hasSuffix(" FILE - - - - -"), row)
     }
 
     /// Real time: a segment that does not arrive stalls playback (waiting to minimize stalls, the buffer empty, the

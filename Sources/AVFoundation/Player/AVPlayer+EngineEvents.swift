@@ -106,6 +106,8 @@ extension AVPlayer {
         // switched to it.
         if let playing = item.read({ $0.variantPlaying }) {
             event.indicatedBitrate = Double(playing.variant.peakBitRate)
+            // Its AVERAGE-BANDWIDTH; unknown when the multivariant playlist does not state one.
+            event.indicatedAverageBitrate = playing.variant.averageBitRate.map(Double.init) ?? -1
             if playing.decision.from != nil, let estimate = playing.decision.estimatedBitRate {
                 event.switchBitrate = estimate
             }

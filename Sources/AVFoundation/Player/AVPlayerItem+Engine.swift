@@ -273,39 +273,21 @@ extension AVPlayerItem {
         logFailedRequests()
     }
 
-    /// Fills `event` with what the source measured of the transfers made since the previous event (HLS): requests,
-    /// bytes, transfer time, the bit rate observed over it, the media duration downloaded. Nothing measured is
-    /// left at Apple's "unknown" (negative).
+    /// Fills `event` with what the source measured of the transfers made since the previous event (HLS): see
+    /// ``AVPlayerItemAccessLogEvent/fill(fromTransfers:mainStreams:mainPackets:)``. Nothing measured is left at
+    /// Apple's "unknown" (negative).
     func fillTransfers(of event: AVPlayerItemAccessLogEvent, from log: NetworkLog) {
-        let transfers = log.finishedTransfers
-        let period: [NetworkLog.Transfer] = mutate { s in
-            defer { s.loggedTransfers = transfers.count }
-            return s.loggedTransfers < transfers.count ? Array(transfers[s.loggedTransfers...]) : []
+        let packets = log.mainPacketBytes
+        let (period, mainPackets): ([NetworkLog.Transfer], NetworkLog.PacketBytes) = mutate { s in
+            s.follow(log)
+            let (new, cursor) = log.transfers(after: s.loggedTransfers)
+            let counted = NetworkLog.PacketBytes(
+                all: packets.all - s.loggedMainPackets.all, audio: packets.audio - s.loggedMainPackets.audio)
+            s.loggedTransfers = cursor
+            s.loggedMainPackets = packets
+            return (Array(new), counted)
         }
-        guard !period.isEmpty else { return }
-        let media = period.filter { $0.kind == .media }
-        event.numberOfMediaRequests = media.count
-        // No request goes over a cellular (WWAN) interface: Linux has none that the player tells apart.
-        event.mediaRequestsWWAN = 0
-        event.numberOfBytesTransferred = period.reduce(0) { $0 + $1.bytes }
-        let mediaBytes = media.reduce(Int64(0)) { $0 + $1.bytes }
-        let transferTime = media.reduce(0) { $0 + $1.duration }
-        event.transferDuration = transferTime
-        if transferTime > 0 { event.observedBitrate = Double(mediaBytes) * 8 / transferTime }
-        // Per request: the lowest, highest and their spread (requests too short to time say nothing).
-        let rates = media.filter { $0.duration > 0 }.map { Double($0.bytes) * 8 / $0.duration }
-        if let low = rates.min(), let high = rates.max() {
-            event.observedMinimum = low
-            event.observedMaximum = high
-            let mean = rates.reduce(0, +) / Double(rates.count)
-            event.observedBitrateStandardDeviation =
-                (rates.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(rates.count)).squareRoot()
-        }
-        event.segmentsDownloadedDuration = media.reduce(0) { $0 + $1.mediaDuration }
-        event.serverAddress = period.last?.serverAddress
-        if let indicated = media.last(where: { $0.indicatedBitrate != nil })?.indicatedBitrate {
-            event.indicatedBitrate = indicated
-        }
+        event.fill(fromTransfers: period, mainStreams: log.mainStreams, mainPackets: mainPackets)
     }
 
     /// Turns the source's failed requests (HLS) not yet logged into error-log events, and announces them.
@@ -313,6 +295,7 @@ extension AVPlayerItem {
         guard let session = read({ $0.session }), let log = session.networkLog else { return }
         let failures = log.failedRequests
         let fresh: [AVPlayerItemErrorLogEvent] = mutate { s in
+            s.follow(log)
             guard failures.count > s.loggedFailures else { return [] }
             let new = failures[s.loggedFailures...].map { f in
                 AVPlayerItemErrorLogEvent(
@@ -344,5 +327,16 @@ extension AVPlayerItem {
             errorStatusCode: ns.code, errorDomain: ns.domain, errorComment: ns.localizedDescription)
         mutate { $0.errorLog.append(event) }
         NotificationCenter.default.post(name: AVPlayerItem.newErrorLogEntryNotification, object: self)
+    }
+}
+
+extension AVPlayerItem.State {
+    /// Counts from the start of `log` when it is not the log counted so far (the source of a new session).
+    mutating func follow(_ log: NetworkLog) {
+        guard loggedNetworkLog !== log else { return }
+        loggedNetworkLog = log
+        loggedFailures = 0
+        loggedTransfers = 0
+        loggedMainPackets = NetworkLog.PacketBytes()
     }
 }

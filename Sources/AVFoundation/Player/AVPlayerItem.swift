@@ -92,9 +92,14 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var session: ItemSession?
         var accessLog = AVPlayerItemAccessLog(events: [])
         var errorLog = AVPlayerItemErrorLog(events: [])
-        /// How many of the source's failed requests and finished transfers are already in the logs.
+        /// How many of the source's failed requests and finished transfers are already in the logs (the transfers:
+        /// the network log's cursor), and the main segments' packet bytes counted by the last access-log event; of
+        /// `loggedNetworkLog`, the log they count in (a session after the item rejoined a player has a new source,
+        /// whose log starts from zero).
         var loggedFailures = 0
         var loggedTransfers = 0
+        var loggedMainPackets = NetworkLog.PacketBytes()
+        weak var loggedNetworkLog: NetworkLog?
         var readyDate: Date?
         var attachDate: Date?
         /// Whether the engine reported the current session ready (its time is the engine's from then on).

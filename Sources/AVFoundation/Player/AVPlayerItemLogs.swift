@@ -21,8 +21,10 @@ open class AVPlayerItemAccessLog: NSObject, NSCopying, @unchecked Sendable {
     /// player's user agent), `#Date`, then one line per event under Apple's `#Fields` (`date time uri cs-guid s-ip
     /// s-ip-changes sc-count c-duration-downloaded c-start-time c-duration-watched bytes c-observed-bitrate
     /// sc-indicated-bitrate c-stalls c-frames-dropped c-startup-time c-overdue c-reason c-observed-min-bitrate
-    /// c-observed-max-bitrate c-observed-bitrate-sd s-playback-type sc-wwan-count c-switch-bitrate`). Unknown values
-    /// are `-`; `c-reason` (why Apple's player began a new event) is always `-` here.
+    /// c-observed-max-bitrate c-observed-bitrate-sd s-playback-type sc-wwan-count c-switch-bitrate`), then the
+    /// columns Apple's newer fields name (`sc-indicated-avg-bitrate c-avg-video-bitrate c-avg-audio-bitrate`; Apple
+    /// documents their names, not their place, so they follow the older ones). Unknown values are `-`; `c-reason`
+    /// (why Apple's player began a new event) is always `-` here.
     open func extendedLogData() -> Data? {
         var text = W3C.header()
         guard !events.isEmpty else { return Data(text.utf8) }
@@ -37,6 +39,8 @@ open class AVPlayerItemAccessLog: NSObject, NSCopying, @unchecked Sendable {
                 W3C.number(e.startupTime), W3C.count(e.downloadOverdue), "-", W3C.number(e.observedMinimum),
                 W3C.number(e.observedMaximum), W3C.number(e.observedBitrateStandardDeviation),
                 e.playbackType ?? "-", W3C.count(e.mediaRequestsWWAN), W3C.count(e.switchBitrate),
+                W3C.count(e.indicatedAverageBitrate), W3C.number(e.averageVideoBitrate),
+                W3C.number(e.averageAudioBitrate),
             ]
             text += W3C.dateTime(e.playbackStartDate) + " " + fields.joined(separator: " ") + "\n"
         }
@@ -60,7 +64,8 @@ open class AVPlayerItemAccessLogEvent: NSObject, NSCopying, @unchecked Sendable 
     public internal(set) var uri: String?
     /// The server's address, if known.
     public internal(set) var serverAddress: String?
-    /// The number of server address changes; −1 when not known.
+    /// How often the server changed between one media request of the period and the next (their URLs' hosts, in
+    /// the order the requests started; "s-ip-changes"); −1 when not known (a file).
     public internal(set) var numberOfServerAddressChanges: Int = -1
     /// A unique identifier of the playback session.
     public internal(set) var playbackSessionID: String?
@@ -80,17 +85,26 @@ open class AVPlayerItemAccessLogEvent: NSObject, NSCopying, @unchecked Sendable 
     public internal(set) var observedBitrate: Double = -1
     /// The bit rate the stream's playlist indicates; −1 when not known.
     public internal(set) var indicatedBitrate: Double = -1
-    /// The average bit rate the stream's playlist indicates; −1 when not known.
+    /// The average bit rate the multivariant playlist advertises for the period's variant (its `AVERAGE-BANDWIDTH`,
+    /// "sc-indicated-avg-bitrate"); −1 when it states none, and for a lone media playlist or a file.
     public internal(set) var indicatedAverageBitrate: Double = -1
-    /// The average video bit rate; −1 when not known.
+    /// The video's average bit rate over the period's downloaded segments, in bits per second
+    /// ("c-avg-video-bitrate"): each segment's bytes × 8 over its media duration, weighted by that duration — the
+    /// video segments' bytes over their media seconds. Segments that carry audio muxed with the video give the
+    /// combined content's rate, as Apple's do. −1 when not known (no video segment downloaded; a file).
     public internal(set) var averageVideoBitrate: Double = -1
-    /// The average audio bit rate; −1 when not known.
+    /// The audio's average bit rate over the period's downloaded segments, in bits per second
+    /// ("c-avg-audio-bitrate"), weighted by duration as ``averageVideoBitrate`` is: from an alternate audio
+    /// rendition's segments, from audio-only segments, or, muxed with video, from the segments' bytes split by the
+    /// sizes of the audio and video packets demuxed from them. −1 when not known (a file).
     public internal(set) var averageAudioBitrate: Double = -1
     /// The number of video frames dropped.
     public internal(set) var numberOfDroppedVideoFrames: Int = -1
     /// How long playback took to start, in seconds; −1 when not known.
     public internal(set) var startupTime: TimeInterval = -1
-    /// The number of segments downloaded too late; −1 when not known.
+    /// The number of media requests whose download took longer than the media they carried (a segment that
+    /// arrived slower than real time; "c-overdue"). The download time is the network's: from the request to its last
+    /// byte, whether or not playback was reading (paused, or its buffer full). −1 when not known (a file).
     public internal(set) var downloadOverdue: Int = -1
     /// The lowest bit rate observed over one media request (bits per second); −1 when not known.
     @available(*, deprecated, message: "Apple deprecated it (iOS 15, macOS 12): use observedBitrate")
@@ -198,7 +212,8 @@ enum W3C {
         "date", "time", "uri", "cs-guid", "s-ip", "s-ip-changes", "sc-count", "c-duration-downloaded", "c-start-time",
         "c-duration-watched", "bytes", "c-observed-bitrate", "sc-indicated-bitrate", "c-stalls", "c-frames-dropped",
         "c-startup-time", "c-overdue", "c-reason", "c-observed-min-bitrate", "c-observed-max-bitrate",
-        "c-observed-bitrate-sd", "s-playback-type", "sc-wwan-count", "c-switch-bitrate",
+        "c-observed-bitrate-sd", "s-playback-type", "sc-wwan-count", "c-switch-bitrate", "sc-indicated-avg-bitrate",
+        "c-avg-video-bitrate", "c-avg-audio-bitrate",
     ]
 
     /// What the `#Software` line names: the player, as its user agent would.

@@ -46,13 +46,14 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     /// Starts a GET of `url` (of `range` of it, when given) and returns its body stream at once. `kind`,
-    /// `mediaDuration` and `indicatedBitrate` describe it in the network log.
+    /// `mediaDuration`, `indicatedBitrate` and `content` describe it in the network log.
     func start(
         _ url: URL, range: ClosedRange<Int64>? = nil, kind: NetworkLog.Transfer.Kind = .other,
-        mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil
+        mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil,
+        content: NetworkLog.Transfer.Content = .unspecified
     ) -> HTTPBodyStream {
         let stream = HTTPBodyStream(
-            url: url, kind: kind, mediaDuration: mediaDuration, indicatedBitrate: indicatedBitrate)
+            url: url, kind: kind, mediaDuration: mediaDuration, indicatedBitrate: indicatedBitrate, content: content)
         guard Self.isFetchable(url) else {
             stream.finish(error: Self.forbidden(url))
             return stream
@@ -193,8 +194,9 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         stream.finish(error: failure)
     }
 
-    /// Logs a finished transfer, or a transport failure (a refused status was logged with its response; tasks are
-    /// cancelled only after such a status).
+    /// Logs a finished transfer (its duration the download's: see ``HTTPBodyStream/downloadDuration``), or a
+    /// transport failure (a refused status was logged with its response; tasks are cancelled only after such a
+    /// status).
     private func record(_ stream: HTTPBodyStream, error: (any Error)?) {
         let host = stream.url.host
         if let error {
@@ -209,8 +211,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
             log.record(
                 NetworkLog.Transfer(
                     kind: stream.kind, uri: stream.url.absoluteString, serverAddress: host, bytes: stream.bytesReceived,
-                    duration: Date().timeIntervalSince(stream.started), start: stream.started,
-                    mediaDuration: stream.mediaDuration, indicatedBitrate: stream.indicatedBitrate))
+                    duration: stream.downloadDuration, start: stream.started, mediaDuration: stream.mediaDuration,
+                    indicatedBitrate: stream.indicatedBitrate, content: stream.content))
         }
     }
 }

@@ -19,7 +19,9 @@ final class HTTPBodyStream: @unchecked Sendable {
     let mediaDuration: TimeInterval
     /// The bit rate of the variant it belongs to, for the log.
     let indicatedBitrate: Double?
-    /// When it was asked for.
+    /// What it carries, for the log.
+    let content: NetworkLog.Transfer.Content
+    /// When it was asked for (the client hands the request to the session right after).
     let started = Date()
     private let condition = NSCondition()
     /// Guarded by `condition`: bytes received and not yet read.
@@ -34,15 +36,26 @@ final class HTTPBodyStream: @unchecked Sendable {
     private var expectedLength: Int64?
     /// Set by ``cancel()``: what still arrives is dropped.
     private var abandoned = false
+    /// When the response, then each of the body's bytes, last arrived (network side).
+    private var lastArrival: Date?
 
     init(
         url: URL, kind: NetworkLog.Transfer.Kind = .other, mediaDuration: TimeInterval = 0,
-        indicatedBitrate: Double? = nil
+        indicatedBitrate: Double? = nil, content: NetworkLog.Transfer.Content = .unspecified
     ) {
         self.url = url
         self.kind = kind
         self.mediaDuration = mediaDuration
         self.indicatedBitrate = indicatedBitrate
+        self.content = content
+    }
+
+    /// How long the download took: from the request to the arrival of the last byte received (the response, for an
+    /// empty body; now, before anything arrived). Taken on the network side only: the reader's pace never enters it
+    /// (the body is buffered as it arrives, whether or not anybody reads it), so neither the bandwidth estimate nor
+    /// the access log counts the time a body waited for a paused or busy consumer.
+    var downloadDuration: TimeInterval {
+        condition.withLock { (lastArrival ?? Date()).timeIntervalSince(started) }
     }
 
     /// The response's HTTP status (nil before the response).
@@ -55,6 +68,7 @@ final class HTTPBodyStream: @unchecked Sendable {
 
     func received(response: HTTPURLResponse) {
         condition.withLock {
+            lastArrival = Date()
             status = response.statusCode
             finalURL = response.url
             expectedLength = response.expectedContentLength > 0 ? response.expectedContentLength : nil
@@ -76,6 +90,7 @@ final class HTTPBodyStream: @unchecked Sendable {
             }
             pending.append(data)
             received += Int64(data.count)
+            if !data.isEmpty { lastArrival = Date() }
             condition.broadcast()
         }
     }

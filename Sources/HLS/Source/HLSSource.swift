@@ -42,6 +42,9 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) var variant: HLSVariant?
     /// Whether the live playlists' refreshers were started (reading thread).
     private var isRefreshing = false
+    /// The audio streams of the main input when its segments also carry video (muxed): its packets are counted in
+    /// the network log by kind. Empty otherwise. Set by `open()`, read by the reading thread.
+    private var mainAudioStreams: Set<Int> = []
     /// The alternate audio renditions read beside it, in stream order.
     private(set) var audioRenditions: [HLSRendition] = []
     /// The subtitle renditions offered beside it, as the last streams (see `HLSSource+Subtitles.swift`).
@@ -117,6 +120,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                 playlist: playlist, streamOffset: streams.count, client: client, parser: parser,
                 liveStartOffset: sourceOptions.liveStartOffset, isInterrupted: isInterrupted)
             input.readControl = readControl
+            // The variant's segments are the log's main ones; the others are audio renditions'.
+            if position > 0 { input.feed.content = .audioRendition }
             try input.open(interrupt: interruptFlag)
             for var stream in input.format.info.streams {
                 stream.index += input.streamOffset
@@ -134,6 +139,11 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         inputs = opened
         let main = opened[0]
         main.indicatedBitrate = variant.map { Double($0.bandwidth) }
+        let mainKinds = (0..<main.format.streamCount).map { main.format.kind(ofStream: $0) }
+        client.log.mainStreams = NetworkLog.MainStreams(
+            video: mainKinds.contains(.video), audio: mainKinds.contains(.audio))
+        // Muxed segments: their demuxed packets say how their bytes divide between audio and video.
+        mainAudioStreams = mainKinds.contains(.video) ? Set(mainKinds.indices.filter { mainKinds[$0] == .audio }) : []
         var info = main.format.info
         info.streams = streams
         info.startTimeMicroseconds = opened.map(\.firstReadMicroseconds).min()
@@ -421,6 +431,9 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         }
         guard let next else { return .endOfFile }
         next.take(into: packet)
+        if !mainAudioStreams.isEmpty, next === inputs[0] {
+            client.log.countMainPacket(bytes: packet.size, isAudio: mainAudioStreams.contains(packet.streamIndex))
+        }
         return .packet
     }
 

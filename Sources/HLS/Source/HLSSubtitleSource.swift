@@ -101,7 +101,8 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
             let next = playlist.segments[nextIndex]
             nextIndex += 1
             if next.isGap { continue }
-            let stream = client.start(next.uri, kind: .media, mediaDuration: next.duration)
+            let stream = client.start(
+                next.uri, kind: .media, mediaDuration: next.duration, content: .subtitleRendition)
             let data: Data
             do {
                 data = try stream.readAll(

@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
 /// The bytes of one media playlist's segments, one after another, as the demuxer reads them (libavformat's `hls`
 /// demuxer feeds its sub-demuxer the same way): an fMP4 init section (`EXT-X-MAP`) before the first segment that
@@ -39,6 +40,8 @@ final class SegmentFeed: ByteStreamReader {
     private(set) var bytesDelivered: Int64 = 0
     /// The indicated bit rate of the variant the segments belong to, for the network log.
     var indicatedBitrate: Double?
+    /// What the segments carry, for the network log.
+    var content = NetworkLog.Transfer.Content.main
     /// Of the segment being read: bytes delivered, and tries so far.
     private var deliveredInSegment: Int64 = 0
     private var triesOfSegment = 0
@@ -327,7 +330,7 @@ final class SegmentFeed: ByteStreamReader {
         }
         let stream = client.start(
             segment.uri, range: range, kind: .media, mediaDuration: segment.duration,
-            indicatedBitrate: indicatedBitrate ?? self.indicatedBitrate)
+            indicatedBitrate: indicatedBitrate ?? self.indicatedBitrate, content: content)
         guard let key = segment.key else { return stream }
         switch key.method {
         case .none:

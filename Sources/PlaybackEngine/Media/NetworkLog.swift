@@ -13,13 +13,28 @@ package final class NetworkLog: @unchecked Sendable {
             /// A playlist, key or other request.
             case other
         }
+        /// What a media transfer carries, for the access log's per-kind bit rates.
+        package enum Content: Sendable, Equatable {
+            /// A segment of the variant played (or of a lone media playlist): its video, with its audio when they
+            /// are muxed (what the main segments carry is ``NetworkLog/mainStreams``).
+            case main
+            /// A segment of an alternate audio rendition.
+            case audioRendition
+            /// A segment of a subtitle rendition.
+            case subtitleRendition
+            /// Not a segment, or not said.
+            case unspecified
+        }
         package var kind: Kind
+        package var content: Content
         package var uri: String
         /// The server's host.
         package var serverAddress: String?
         package var bytes: Int64
-        /// From the request to its last byte.
+        /// The download's duration: from the request's start to the arrival of its last byte, on the network side
+        /// (how long the reader took to consume the body does not count).
         package var duration: TimeInterval
+        /// When the request started.
         package var start: Date
         /// The media duration the transfer carried (a segment's `EXTINF`), 0 when not media.
         package var mediaDuration: TimeInterval
@@ -28,9 +43,10 @@ package final class NetworkLog: @unchecked Sendable {
 
         package init(
             kind: Kind, uri: String, serverAddress: String?, bytes: Int64, duration: TimeInterval, start: Date,
-            mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil
+            mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil, content: Content = .unspecified
         ) {
             self.kind = kind
+            self.content = content
             self.uri = uri
             self.serverAddress = serverAddress
             self.bytes = bytes
@@ -68,7 +84,31 @@ package final class NetworkLog: @unchecked Sendable {
         }
     }
 
+    /// What the main playlist's segments carry: whether video, whether audio.
+    package struct MainStreams: Sendable, Equatable {
+        package var video: Bool
+        package var audio: Bool
+        package init(video: Bool, audio: Bool) {
+            self.video = video
+            self.audio = audio
+        }
+    }
+
+    /// The bytes of the packets demuxed from the main playlist's segments since the start: all of them, and those of
+    /// audio streams. How a muxed segment's bytes divide between audio and video.
+    package struct PacketBytes: Sendable, Equatable {
+        package var all: Int64 = 0
+        package var audio: Int64 = 0
+        package init(all: Int64 = 0, audio: Int64 = 0) {
+            self.all = all
+            self.audio = audio
+        }
+    }
+
     private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var _mainStreams: MainStreams?
+    private var _mainPacketBytes = PacketBytes()
     private var transfers: [Transfer] = []
     private var failures: [Failure] = []
     /// Transfers recorded since the start, the dropped ones included.
@@ -104,6 +144,25 @@ package final class NetworkLog: @unchecked Sendable {
             return (transfers.suffix(new), transfersRecorded)
         }
     }
+
+    /// What the main playlist's segments carry, once the source opened them (nil before, and for a source that
+    /// does not say).
+    package var mainStreams: MainStreams? {
+        get { lock.withLock { _mainStreams } }
+        set { lock.withLock { _mainStreams = newValue } }
+    }
+
+    /// Counts a packet demuxed from the main playlist's segments (`bytes` of payload; `isAudio` when its stream is
+    /// audio).
+    package func countMainPacket(bytes: Int, isAudio: Bool) {
+        lock.withLock {
+            _mainPacketBytes.all += Int64(bytes)
+            if isAudio { _mainPacketBytes.audio += Int64(bytes) }
+        }
+    }
+
+    /// The main playlist's packet bytes counted so far.
+    package var mainPacketBytes: PacketBytes { lock.withLock { _mainPacketBytes } }
 
     /// The failed requests so far, oldest first.
     package var failedRequests: [Failure] { lock.withLock { failures } }
