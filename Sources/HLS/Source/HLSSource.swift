@@ -46,6 +46,10 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) var audioRenditions: [HLSRendition] = []
     /// The subtitle renditions offered beside it, as the last streams (see `HLSSource+Subtitles.swift`).
     private(set) var subtitleRenditions: [HLSSubtitleRendition] = []
+    /// The variant's closed-caption renditions, as services of its video stream (set by ``open()``).
+    private(set) package var closedCaptionServices: [ClosedCaptionDescription] = []
+    /// Set by ``open()`` when a closed-caption rendition can be decoded; its log is filled by the reading thread.
+    private(set) var captions: HLSCaptionRecording?
     /// Guards what callers on any thread read: the date mapping and the live window.
     private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
@@ -133,6 +137,16 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         streams += subtitleRenditions.map(\.stream)
         inputs = opened
         let main = opened[0]
+        if let video = main.format.info.streams.first(where: { $0.kind == .video }) {
+            closedCaptionServices = Self.closedCaptionServices(
+                of: variant, in: multivariant, videoStream: video.index)
+            if closedCaptionServices.contains(where: { $0.channel != nil }),
+                let parameters = try? main.format.codecParameters(stream: video.index, reportedIndex: video.index),
+                let extractor = ClosedCaptionExtractor(parameters: parameters)
+            {
+                captions = HLSCaptionRecording(stream: video.index, timeBase: video.timeBase, extractor: extractor)
+            }
+        }
         main.indicatedBitrate = variant.map { Double($0.bandwidth) }
         var info = main.format.info
         info.streams = streams
@@ -419,8 +433,12 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                 nextTime = time
             }
         }
-        guard let next else { return .endOfFile }
+        guard let next else {
+            captions?.log.markCaughtUp()
+            return .endOfFile
+        }
         next.take(into: packet)
+        recordCaptions(of: packet)
         return .packet
     }
 
