@@ -141,8 +141,8 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertEqual(event.indicatedBitrate, Double(HLSFixture.ts.facts.variants[0].bandwidth))
         XCTAssertEqual(event.playbackType, "VOD")
         XCTAssertEqual(event.serverAddress, "127.0.0.1")
-        // Video and English audio (12 s each), and the French rendition's first segment, probed when it opened.
-        XCTAssertEqual(event.segmentsDownloadedDuration, HLSFixture.ts.facts.duration * 2 + 2, accuracy: 0.2)
+        // Video and English audio (12 s each); nothing of the French rendition, which nobody selected.
+        XCTAssertEqual(event.segmentsDownloadedDuration, HLSFixture.ts.facts.duration * 2, accuracy: 0.2)
     }
 
     func test_aFilesAccessLog_claimsNoNetworkMeasurement() throws {

@@ -59,6 +59,33 @@ final class HLSSourceTests: XCTestCase {
 }
 
 extension HLSSourceTests {
+    /// Opening the ladder fetches the default audio rendition (it describes the group) and nothing of the other;
+    /// keeping the other's stream opens it at the next read, and its packets are read in the place of the default's.
+    func test_audioRendition_isOpenedWhenItsStreamIsKept() throws {
+        for fixture in [HLSFixture.ts, .fmp4] {
+            let folder = "/" + fixture.folder
+            let french = { self.server.requestLog.map(\.path).filter { $0.hasPrefix(folder + "/fra") } }
+            let source = HLSSource(url: server.url(fixture.rawValue))
+            try source.open()
+            XCTAssertEqual(french(), [], "\(fixture)")
+            XCTAssertEqual(source.info.streams[2].kind, .audio, "\(fixture)")
+            XCTAssertEqual(source.info.streams[2].language, "fra", "\(fixture)")
+            XCTAssertEqual(source.kind(ofStream: 2), .audio, "\(fixture)")
+            XCTAssertEqual(try source.codecParameters(stream: 2).codecName, "aac", "\(fixture)")
+            XCTAssertEqual(french(), [], "\(fixture): described without a request")
+            source.setDiscard(keepingStreams: [0, 2])
+            XCTAssertEqual(french(), [], "\(fixture): opened by the next read (or seek)")
+            let counts = try readAll(source)
+            XCTAssertEqual(counts[0], fixture.facts.video.frameCount, "\(fixture)")
+            XCTAssertGreaterThan(counts[2] ?? 0, 0, "\(fixture)")
+            XCTAssertNil(counts[1], "\(fixture)")
+            XCTAssertEqual(french().first, folder + "/fra.m3u8", "\(fixture)")
+            let segments = french().filter { !$0.hasSuffix(".m3u8") && !$0.hasSuffix("_init.mp4") }
+            XCTAssertEqual(segments.count, fixture.facts.audioRenditions[1].segmentCount, "\(fixture): \(segments)")
+            XCTAssertEqual(Set(french()).count, french().count, "\(fixture): each request once")
+        }
+    }
+
     /// After a seek the next video packet is the keyframe starting the segment that holds the target, in TS (same
     /// demuxer, position reset) and fragmented MP4 (a new demuxer on the init section and that segment).
     func test_seek_continuesAtTheKeyframeOfTheSegmentHoldingTheTarget() throws {
