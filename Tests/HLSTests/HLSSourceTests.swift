@@ -148,3 +148,49 @@ extension HLSSourceTests {
         XCTAssertEqual(offset("WEBVTT\n\nX-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00.000"), 0, "not in the header")
     }
 }
+
+extension HLSSourceTests {
+    /// A live (event) ladder's WebVTT rendition is reloaded like the media playlists: the cues of the segments a
+    /// reload adds are read after those listed when it was selected, each once, until `EXT-X-ENDLIST` ends the
+    /// reading.
+    func test_liveSubtitleRendition_isReloaded_andTheCuesOfLaterSegmentsAreRead() throws {
+        let live = try HLSLiveLadder(.ts, window: .event, initialSegments: 2, atEnd: .endList)
+        live.serve(on: server, at: "/live/ts")
+        let source = HLSSource(url: server.url("live/ts/master.m3u8"))
+        try source.open()
+        XCTAssertTrue(source.isLive)
+        let index = try XCTUnwrap(source.info.streams.firstIndex { $0.kind == .subtitle })
+        let reader = SubtitleTrackReader(
+            source: try XCTUnwrap(source.makeSubtitleSource(stream: index)), streamIndex: index, timeOrigin: .zero)
+        defer { reader.stop() }
+        reader.start()
+        let cues = HLSFixture.ts.facts.subtitleRenditions[0].cues
+        /// The cues read so far: which fixture cue each is (by its text), in start order.
+        func read() -> [Int] {
+            reader.store.allCues.compactMap { cue -> Int? in
+                guard case .ass(let line) = cue.regions.first else { return nil }
+                return cues.indices.first { line.contains(cues[$0].text) }
+            }
+        }
+        func wait(for count: Int) {
+            let deadline = Date().addingTimeInterval(30)
+            while read().count < count && Date() < deadline { usleep(5000) }
+        }
+        wait(for: 2)
+        XCTAssertEqual(read(), [0, 1], "what the playlist listed when it was selected")
+        XCTAssertFalse(reader.store.isComplete, "a live rendition waits for more")
+        live.advance(segments: 2)
+        wait(for: 4)
+        XCTAssertEqual(read(), [0, 1, 2, 3], "the cues of the segments a reload added")
+        live.advance(segments: 2)
+        let deadline = Date().addingTimeInterval(30)
+        while !reader.store.isComplete && Date() < deadline { usleep(5000) }
+        XCTAssertTrue(reader.store.isComplete, "EXT-X-ENDLIST ends the reading")
+        XCTAssertNil(reader.store.failure)
+        XCTAssertEqual(read(), Array(cues.indices), "every cue once")
+        // Each segment fetched once.
+        let segments = server.requestLog.map(\.path).filter { $0.hasSuffix(".vtt") }
+        XCTAssertEqual(segments.sorted(), (0..<cues.count).map { String(format: "/hls/ts/subs_eng_%03d.vtt", $0) })
+        XCTAssertGreaterThan(server.requests(for: "/live/ts/subs_eng.m3u8").count, 1, "reloaded")
+    }
+}

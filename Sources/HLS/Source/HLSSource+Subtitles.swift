@@ -34,7 +34,9 @@ extension HLSSource {
     /// for another stream (the variant's and the audio renditions' would be downloaded a second time).
     package func makeSubtitleSource(stream index: Int) -> (any MediaSource)? {
         guard let rendition = subtitleRendition(at: index) else { return makeClosedCaptionSource(stream: index) }
-        return HLSSubtitleSource(rendition: rendition, streams: info, sourceOptions: sourceOptions, client: client)
+        return HLSSubtitleSource(
+            rendition: rendition, streams: info, sourceOptions: sourceOptions, client: client,
+            readControl: readControl)
     }
 }
 
