@@ -35,8 +35,13 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     let readControl = HLSReadControl()
     let client: HLSHTTPClient
     let parser = HLSParser()
-    /// Set by ``open()``; then owned by the reading thread. The variant first.
+    /// Set by ``open()`` and not changed afterwards (members other threads may use after it read it): the variant
+    /// first, then the audio rendition that describes its group.
     private(set) var inputs: [HLSInput] = []
+    /// The audio renditions' inputs opened after ``open()``, once selected (the reading thread).
+    private var openedLater: [HLSInput] = []
+    /// Every input opened (the reading thread).
+    private var readInputs: [HLSInput] { openedLater.isEmpty ? inputs : inputs + openedLater }
     private var openedInfo: MediaInfo?
     /// The multivariant playlist, when the URL named one.
     private(set) var multivariant: HLSMultivariantPlaylist?
@@ -203,7 +208,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         main.startRefreshing { [weak self] snapshot in
             self?.publish(snapshot.playlist, startMicroseconds: snapshot.startMicroseconds)
         }
-        for rendition in inputs.dropFirst() { rendition.startRefreshing { _ in } }
+        for rendition in readInputs.dropFirst() { rendition.startRefreshing { _ in } }
     }
 
     /// Indices (among the non-I-frame variants) of the variants whose playlist failed to load at the start.
@@ -475,7 +480,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         guard let kept = keptStreams else { return [] }
         keptStreams = nil
         let (opened, failure) = openKeptRenditions(kept, near: microseconds, liveRefreshing: isRefreshing)
-        inputs += opened
+        openedLater += opened
         if let failure { renditionFailure = failure }
         return opened
     }
@@ -490,7 +495,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         startRefreshing()
         var next: HLSInput?
         var nextTime = Int64.max
-        for input in inputs where input.isActive {
+        for input in readInputs where input.isActive {
             try input.fill()
             guard input.hasLookahead else { continue }
             let time = input.lookaheadMicroseconds ?? Int64.min
@@ -511,11 +516,13 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package func attachedPicture(stream index: Int) -> Packet? { nil }
 
-    package var isAtEndOfInput: Bool { inputs.allSatisfy { !$0.isActive || $0.isExhausted } }
+    package var isAtEndOfInput: Bool { readInputs.allSatisfy { !$0.isActive || $0.isExhausted } }
 
-    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.feedFailure ?? $0.demuxer.ioError }.first }
+    package var ioError: FFmpegError? {
+        readInputs.lazy.compactMap { $0.feedFailure ?? $0.demuxer.ioError }.first
+    }
 
-    package var bytesRead: Int64 { inputs.reduce(0) { $0 + $1.bytesDelivered } }
+    package var bytesRead: Int64 { readInputs.reduce(0) { $0 + $1.bytesDelivered } }
 
     /// Restarts every feed at the segment holding `microseconds` (container time); segments begin with a keyframe
     /// (`EXT-X-INDEPENDENT-SEGMENTS`, or closed GOPs as encoders write them for HLS).
@@ -524,7 +531,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         readControl.clearWake()
         // A rendition opened here starts at the segment holding the target already.
         let opened = openKeptRenditions(near: microseconds)
-        for input in inputs where !opened.contains(where: { $0 === input }) {
+        for input in readInputs where !opened.contains(where: { $0 === input }) {
             try input.seek(toMicroseconds: microseconds)
         }
         // A switch decided ahead of the seek did not happen: the variant read from here is the feed's.
