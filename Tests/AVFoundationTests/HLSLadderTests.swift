@@ -49,7 +49,7 @@ final class HLSLadderTests: XCTestCase {
     /// English from the start (the default rendition), French from 4 s: 440 Hz before, 550 Hz after; the picture
     /// goes on in order; the first variant (360p) is the one played; the presentation is opened once (playback
     /// adopts the source the asset's loading opened); the French rendition's segments are fetched only from the
-    /// switch on (its first one is probed when the presentation opens).
+    /// switch on (nothing of it before).
     func test_firstVariantPlays_withTheDefaultRendition_andSelectingAnotherSwitchesWhilePlaying() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: masterURL)
@@ -68,9 +68,7 @@ final class HLSLadderTests: XCTestCase {
         let frenchBefore = server.requestLog.filter { $0.path.contains("/fra_") }.count
         XCTAssertEqual(server.requests(for: "/hls/ts/master.m3u8").count, 1)
         XCTAssertEqual(server.requests(for: "/hls/ts/360p_000.ts").count, 1)
-        XCTAssertEqual(
-            Set(server.requestLog.filter { $0.path.contains("/fra_") }.map(\.path)), ["/hls/ts/fra_000.ts"],
-            "\(server.requestLog.map(\.path))")
+        XCTAssertEqual(frenchBefore, 0, "\(server.requestLog.map(\.path))")
         let french = try XCTUnwrap(group.options.first { $0.extendedLanguageTag == "fr" })
         item.select(french, in: group)
         v.clock.advance(by: CMTime(value: 20, timescale: 1))
@@ -90,6 +88,48 @@ final class HLSLadderTests: XCTestCase {
         let paths = server.requestLog.map(\.path)
         XCTAssertFalse(paths.contains { $0.contains("/540p") || $0.contains("/720p") }, "\(paths)")
         XCTAssertGreaterThan(paths.filter { $0.contains("/fra_") }.count, frenchBefore)
+    }
+
+    /// An alternate audio rendition nobody selected is not fetched at all — neither its playlist nor a segment — while
+    /// English (the default, which describes the group) plays 3 s; selecting French then fetches its playlist
+    /// then, and its tone (550 Hz) follows English's (440 Hz).
+    func test_unselectedRendition_isFetchedOnlyOnceSelected() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: masterURL)
+        item.oavfVariantPolicy = StayOnVariant()
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .audible))
+        XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group)?.displayName, "English")
+        v.player.play()
+        v.clock.advance(by: CMTime(value: 3, timescale: 1))
+        waitUntil("three seconds of audio", timeout: 30) { v.audio.frameCount >= 3 * 48_000 }
+        let french = { self.server.requestLog.map(\.path).filter { $0.contains("/fra") } }
+        XCTAssertEqual(french(), [], "\(server.requestLog.map(\.path))")
+        XCTAssertEqual(server.requests(for: "/hls/ts/eng.m3u8").count, 1)
+
+        item.select(try XCTUnwrap(group.options.first { $0.extendedLanguageTag == "fr" }), in: group)
+        v.clock.advance(by: CMTime(value: 20, timescale: 1))
+        waitUntil("end", timeout: 30) { ends.count == 1 || item.status == .failed }
+        XCTAssertNil(item.error)
+        XCTAssertEqual(french().first, "/hls/ts/fra.m3u8", "its playlist first")
+        XCTAssertEqual(french().filter { $0 == "/hls/ts/fra.m3u8" }.count, 1)
+        // From the segment of the switch on, each once (2 s segments: the switch is in the second, 2-4 s).
+        let segments = french().filter { $0.hasSuffix(".ts") }
+        XCTAssertEqual(Set(segments).count, segments.count, "\(segments)")
+        XCTAssertFalse(segments.contains("/hls/ts/fra_000.ts"), "\(segments)")
+        XCTAssertTrue(segments.contains("/hls/ts/fra_005.ts"), "\(segments)")
+        let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[(48_000 / 2)..<(3 * 48_000 / 2)]), sampleRate: 48_000) ?? 0,
+            440, accuracy: 2)
+        XCTAssertEqual(
+            ToneAnalyzer.dominantFrequency(of: Array(left[(6 * 48_000)..<(9 * 48_000)]), sampleRate: 48_000) ?? 0, 550,
+            accuracy: 2)
+        let indices = v.frames.indices.compactMap { $0 }
+        XCTAssertEqual(indices, Array(0..<HLSFixture.ts.facts.video.frameCount))
     }
 
     /// The ladder listed from the top down: the caps decide which variant starts (the first listed within them).

@@ -59,6 +59,33 @@ final class HLSSourceTests: XCTestCase {
 }
 
 extension HLSSourceTests {
+    /// Opening the ladder fetches the default audio rendition (it describes the group) and nothing of the other;
+    /// keeping the other's stream opens it at the next read, and its packets are read in the place of the default's.
+    func test_audioRendition_isOpenedWhenItsStreamIsKept() throws {
+        for fixture in [HLSFixture.ts, .fmp4] {
+            let folder = "/" + fixture.folder
+            let french = { self.server.requestLog.map(\.path).filter { $0.hasPrefix(folder + "/fra") } }
+            let source = HLSSource(url: server.url(fixture.rawValue))
+            try source.open()
+            XCTAssertEqual(french(), [], "\(fixture)")
+            XCTAssertEqual(source.info.streams[2].kind, .audio, "\(fixture)")
+            XCTAssertEqual(source.info.streams[2].language, "fra", "\(fixture)")
+            XCTAssertEqual(source.kind(ofStream: 2), .audio, "\(fixture)")
+            XCTAssertEqual(try source.codecParameters(stream: 2).codecName, "aac", "\(fixture)")
+            XCTAssertEqual(french(), [], "\(fixture): described without a request")
+            source.setDiscard(keepingStreams: [0, 2])
+            XCTAssertEqual(french(), [], "\(fixture): opened by the next read (or seek)")
+            let counts = try readAll(source)
+            XCTAssertEqual(counts[0], fixture.facts.video.frameCount, "\(fixture)")
+            XCTAssertGreaterThan(counts[2] ?? 0, 0, "\(fixture)")
+            XCTAssertNil(counts[1], "\(fixture)")
+            XCTAssertEqual(french().first, folder + "/fra.m3u8", "\(fixture)")
+            let segments = french().filter { !$0.hasSuffix(".m3u8") && !$0.hasSuffix("_init.mp4") }
+            XCTAssertEqual(segments.count, fixture.facts.audioRenditions[1].segmentCount, "\(fixture): \(segments)")
+            XCTAssertEqual(Set(french()).count, french().count, "\(fixture): each request once")
+        }
+    }
+
     /// After a seek the next video packet is the keyframe starting the segment that holds the target, in TS (same
     /// demuxer, position reset) and fragmented MP4 (a new demuxer on the init section and that segment).
     func test_seek_continuesAtTheKeyframeOfTheSegmentHoldingTheTarget() throws {
@@ -119,5 +146,51 @@ extension HLSSourceTests {
         XCTAssertEqual(offset("WEBVTT"), 0, "no map: cue time 0 is MPEG-TS time 0")
         XCTAssertEqual(offset("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:abc,LOCAL:00:00.000"), 0, "malformed")
         XCTAssertEqual(offset("WEBVTT\n\nX-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00.000"), 0, "not in the header")
+    }
+}
+
+extension HLSSourceTests {
+    /// A live (event) ladder's WebVTT rendition is reloaded like the media playlists: the cues of the segments a
+    /// reload adds are read after those listed when it was selected, each once, until `EXT-X-ENDLIST` ends the
+    /// reading.
+    func test_liveSubtitleRendition_isReloaded_andTheCuesOfLaterSegmentsAreRead() throws {
+        let live = try HLSLiveLadder(.ts, window: .event, initialSegments: 2, atEnd: .endList)
+        live.serve(on: server, at: "/live/ts")
+        let source = HLSSource(url: server.url("live/ts/master.m3u8"))
+        try source.open()
+        XCTAssertTrue(source.isLive)
+        let index = try XCTUnwrap(source.info.streams.firstIndex { $0.kind == .subtitle })
+        let reader = SubtitleTrackReader(
+            source: try XCTUnwrap(source.makeSubtitleSource(stream: index)), streamIndex: index, timeOrigin: .zero)
+        defer { reader.stop() }
+        reader.start()
+        let cues = HLSFixture.ts.facts.subtitleRenditions[0].cues
+        /// The cues read so far: which fixture cue each is (by its text), in start order.
+        func read() -> [Int] {
+            reader.store.allCues.compactMap { cue -> Int? in
+                guard case .ass(let line) = cue.regions.first else { return nil }
+                return cues.indices.first { line.contains(cues[$0].text) }
+            }
+        }
+        func wait(for count: Int) {
+            let deadline = Date().addingTimeInterval(30)
+            while read().count < count && Date() < deadline { usleep(5000) }
+        }
+        wait(for: 2)
+        XCTAssertEqual(read(), [0, 1], "what the playlist listed when it was selected")
+        XCTAssertFalse(reader.store.isComplete, "a live rendition waits for more")
+        live.advance(segments: 2)
+        wait(for: 4)
+        XCTAssertEqual(read(), [0, 1, 2, 3], "the cues of the segments a reload added")
+        live.advance(segments: 2)
+        let deadline = Date().addingTimeInterval(30)
+        while !reader.store.isComplete && Date() < deadline { usleep(5000) }
+        XCTAssertTrue(reader.store.isComplete, "EXT-X-ENDLIST ends the reading")
+        XCTAssertNil(reader.store.failure)
+        XCTAssertEqual(read(), Array(cues.indices), "every cue once")
+        // Each segment fetched once.
+        let segments = server.requestLog.map(\.path).filter { $0.hasSuffix(".vtt") }
+        XCTAssertEqual(segments.sorted(), (0..<cues.count).map { String(format: "/hls/ts/subs_eng_%03d.vtt", $0) })
+        XCTAssertGreaterThan(server.requests(for: "/live/ts/subs_eng.m3u8").count, 1, "reloaded")
     }
 }

@@ -189,3 +189,136 @@ final class ClosedCaptionReaderTests: XCTestCase {
         XCTAssertEqual([0, 0, 0, 0x7F, 0x06].withUnsafeBytes { prefixed.captionData(in: $0) }, [])
     }
 }
+
+/// A Boolean any thread sets and reads.
+private final class SharedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    /// Sets it; whether it was clear.
+    @discardableResult func set() -> Bool {
+        lock.withLock {
+            defer { value = true }; return !value
+        }
+    }
+}
+
+/// A caption feed (what an HLS source hands its closed-caption readers) of `captions_608.mp4`'s caption data, moved
+/// by `move` (to another field or channel); it has caught up after the last packet and waits until interrupted.
+private final class MovedCaptionFeed: CaptionDataSource, @unchecked Sendable {
+    private let fixtureSource: FFmpegSource
+    private let move: ([UInt8]) -> [UInt8]
+    private var entries: [CaptionDataRead] = []
+    private var next = 0
+    private let interrupted = DispatchSemaphore(value: 0)
+    private let flag = SharedFlag()
+    /// Whether the reader asked for more after the last entry: it has handled them all.
+    let drained = SharedFlag()
+
+    init(move: @escaping ([UInt8]) -> [UInt8]) throws {
+        fixtureSource = FFmpegSource(url: try Fixtures.url(.captions608))
+        self.move = move
+    }
+
+    func open() throws(FFmpegError) {
+        try fixtureSource.open()
+        let extractor = ClosedCaptionExtractor(parameters: try fixtureSource.codecParameters(stream: 0))!
+        let packet = Packet()
+        while case .packet = try fixtureSource.read(into: packet) {
+            let data = packet.withData { extractor.captionData(in: $0) }
+            if let pts = packet.pts, !data.isEmpty { entries.append(.data(pts: pts, triplets: move(data))) }
+            packet.unref()
+        }
+        entries.append(.caughtUp)
+    }
+
+    func readCaptionData() throws(FFmpegError) -> CaptionDataRead {
+        if next < entries.count {
+            defer { next += 1 }
+            return entries[next]
+        }
+        drained.set()
+        interrupted.wait()
+        throw FFmpegError.exit
+    }
+
+    func interrupt() {
+        if flag.set() { interrupted.signal() }
+    }
+
+    var isInterrupted: Bool { flag.isSet }
+    var isLocal: Bool { true }
+    var info: MediaInfo { fixtureSource.info }
+    var isSeekable: Bool { false }
+    var isLive: Bool { false }
+    var seekableRange: CMTimeRange? { nil }
+    func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters { throw FFmpegError.streamNotFound }
+    func kind(ofStream index: Int) -> StreamKind { fixtureSource.kind(ofStream: index) }
+    func timeBase(ofStream index: Int) -> Rational? { fixtureSource.timeBase(ofStream: index) }
+    func setDiscard(keepingStreams streams: Set<Int>) {}
+    func read(into packet: Packet) throws(FFmpegError) -> ReadResult { .endOfFile }
+    func attachedPicture(stream index: Int) -> Packet? { nil }
+    var isAtEndOfInput: Bool { false }
+    var ioError: FFmpegError? { nil }
+    var bytesRead: Int64 { 0 }
+    func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {}
+    func keyframeTimestamps(stream index: Int, around timestamp: Int64) -> (atOrBefore: Int64?, after: Int64?) {
+        (nil, nil)
+    }
+    func makeIndependentSource() -> any MediaSource { self }
+}
+
+/// A caption channel is read whatever field and data channel carry it (CC1…CC4, ``CaptionChannelFilter``), from a
+/// source that hands over caption data it found (``CaptionDataSource``), and nothing of the other channels.
+final class CaptionChannelTests: XCTestCase {
+    /// `data`'s field-1 triplets moved to field 2 (`cc_type` 1).
+    private static func toField2(_ data: [UInt8]) -> [UInt8] {
+        var out = data
+        for i in stride(from: 0, to: out.count - 2, by: 3) where out[i] & 0x03 == 0 { out[i] |= 0x01 }
+        return out
+    }
+
+    /// `data` with its control codes moved to the field's second data channel (bit 0x08, parity kept).
+    private static func toSecondChannel(_ data: [UInt8]) -> [UInt8] {
+        var out = data
+        for i in stride(from: 0, to: out.count - 2, by: 3) where (0x10...0x17).contains(out[i + 1] & 0x7F) {
+            // Bit 3 flips the parity: bit 7 flips with it.
+            out[i + 1] ^= 0x88
+        }
+        return out
+    }
+
+    /// The caption texts reader `channel` decodes of the moved captions.
+    private func texts(channel: Int?, move: @escaping ([UInt8]) -> [UInt8]) throws -> [String] {
+        let feed = try MovedCaptionFeed(move: move)
+        let reader = SubtitleTrackReader(
+            source: feed, streamIndex: 0, timeOrigin: .zero, closedCaptions: true, captionChannel: channel)
+        reader.start()
+        // The feed never ends: wait until the reader has handled all it gives (a CEA-708 service: reads nothing).
+        let deadline = Date().addingTimeInterval(30)
+        while !(feed.drained.isSet || reader.store.isComplete) && Date() < deadline { usleep(2000) }
+        reader.stop()
+        XCTAssertNil(reader.store.failure)
+        let script = ASSScript(header: reader.store.assHeader ?? "")
+        return reader.store.allCues.flatMap { cue in
+            cue.regions.compactMap { r -> String? in
+                guard case .ass(let line) = r else { return nil }
+                return ASSEvent(line: line, script: script).plainText.trimmingCharacters(in: .whitespaces)
+            }
+        }
+    }
+
+    func test_eachChannel_decodesItsOwnCaptions_andNoneOfTheOthers() throws {
+        let expected = Fixture.closedCaptions.map(\.text)
+        XCTAssertEqual(try texts(channel: 1, move: { $0 }), expected, "CC1")
+        XCTAssertEqual(try texts(channel: 3, move: Self.toField2), expected, "CC3: field 2")
+        XCTAssertEqual(try texts(channel: 2, move: Self.toSecondChannel), expected, "CC2: field 1, channel 2")
+        XCTAssertEqual(
+            try texts(channel: 4, move: { Self.toSecondChannel(Self.toField2($0)) }), expected,
+            "CC4: field 2, channel 2")
+        XCTAssertEqual(try texts(channel: 3, move: { $0 }), [], "CC3 of a stream carrying CC1")
+        XCTAssertEqual(try texts(channel: 1, move: Self.toField2), [], "CC1 of a stream carrying CC3")
+        XCTAssertEqual(try texts(channel: 1, move: Self.toSecondChannel), [], "CC1 of a stream carrying CC2")
+        XCTAssertEqual(try texts(channel: nil, move: { $0 }), [], "a CEA-708 service is not decoded")
+    }
+}

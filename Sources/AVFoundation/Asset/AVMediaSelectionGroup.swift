@@ -134,6 +134,10 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
     let trackID: CMPersistentTrackID
     let streamIndex: Int
     let isDefault: Bool
+    /// A closed-caption option's CEA-608 channel (1…4; nil: a CEA-708 service, not decoded).
+    let closedCaptionChannel: Int?
+    /// Whether automatic media selection may choose the option (HLS `AUTOSELECT`).
+    let isAutoselectable: Bool
     private let title: String?
     private let characteristics: [AVMediaCharacteristic]
     weak var group: AVMediaSelectionGroup?
@@ -147,6 +151,8 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
         trackID = info.trackID
         streamIndex = info.streamIndex
         isDefault = info.isDefault
+        closedCaptionChannel = info.closedCaptionChannel
+        isAutoselectable = info.isAutoselectable
         title = info.title
         characteristics = info.mediaCharacteristics
         super.init()

@@ -34,6 +34,10 @@ struct AssetDescription: Sendable {
         var isDefault: Bool
         /// A closed-caption track: the CEA-608 captions carried in the SEI of video stream ``streamIndex``.
         var isClosedCaptions = false
+        /// A closed-caption track's CEA-608 channel (1…4: CC1…CC4); nil for a CEA-708 service (not decoded).
+        var closedCaptionChannel: Int? = 1
+        /// Whether automatic media selection may choose the track's option (HLS `AUTOSELECT`; files: always).
+        var isAutoselectable = true
     }
 
     var url: URL
@@ -118,6 +122,15 @@ struct AssetDescription: Sendable {
             while usedIDs.contains(trackID) { trackID += 1 }
             usedIDs.insert(trackID)
             tracks.append(Self.closedCaptionTrack(of: video, trackID: trackID))
+        }
+        // A streamed presentation's closed-caption renditions (HLS CLOSED-CAPTIONS), each a track of its own.
+        for service in media.closedCaptions {
+            guard let video = tracks.first(where: { $0.streamIndex == service.streamIndex && $0.mediaType == .video })
+            else { continue }
+            var trackID = (usedIDs.max() ?? 0) + 1
+            while usedIDs.contains(trackID) { trackID += 1 }
+            usedIDs.insert(trackID)
+            tracks.append(Self.closedCaptionTrack(of: video, trackID: trackID, service: service))
         }
         self.tracks = tracks
 
@@ -242,6 +255,37 @@ struct AssetDescription: Sendable {
         t.isDefault = false
         t.isEnabled = true
         t.isClosedCaptions = true
+        return t
+    }
+
+    /// The closed-caption track of an announced caption service of `video` (an HLS `CLOSED-CAPTIONS` rendition):
+    /// its name, language and DEFAULT / AUTOSELECT flags; legible, with the accessibility characteristics its
+    /// `CHARACTERISTICS` lists. A CEA-708 service (`SERVICEn`) is listed but not playable: it is not decoded.
+    private static func closedCaptionTrack(
+        of video: Track, trackID: CMPersistentTrackID, service: ClosedCaptionDescription
+    ) -> Track {
+        var t = closedCaptionTrack(of: video, trackID: trackID)
+        if service.channel == nil {
+            t.codecName = "eia_708"
+            t.codecLongName = "CEA-708 closed captions"
+            t.formatDescription = CMFormatDescription(
+                mediaType: CMFormatDescription.MediaType(rawValue: kCMMediaType_ClosedCaption),
+                mediaSubType: CMFormatDescription.MediaSubType(rawValue: FourCC.value("c708")),
+                dimensions: CMVideoDimensions(width: 0, height: 0), audioStreamBasicDescription: nil, extensions: [:])
+            t.isPlayable = false
+        }
+        t.closedCaptionChannel = service.channel
+        t.title = service.name
+        t.languageCode = LanguageCode.iso639_2T(service.language)
+        t.extendedLanguageTag = LanguageCode.bcp47(fromISO639: t.languageCode)
+        t.mediaCharacteristics = [.legible]
+        for characteristic in [
+            AVMediaCharacteristic.transcribesSpokenDialogForAccessibility, .describesMusicAndSoundForAccessibility,
+        ] where service.characteristics.contains(characteristic.rawValue) {
+            t.mediaCharacteristics.append(characteristic)
+        }
+        t.isDefault = service.isDefault
+        t.isAutoselectable = service.autoselect
         return t
     }
 

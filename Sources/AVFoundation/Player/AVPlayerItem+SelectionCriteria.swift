@@ -12,7 +12,9 @@ extension AVPlayerItem {
             let criteria = player.mediaSelectionCriteria(forMediaCharacteristic: characteristic),
             currentMediaSelection.mediaSelectionCriteriaCanBeAppliedAutomatically(to: group)
         else { return nil }
-        var candidates = AVMediaSelectionGroup.playableMediaSelectionOptions(from: group.options)
+        // Options a presentation marks as not for automatic selection (HLS AUTOSELECT=NO) are left to the app.
+        var candidates = AVMediaSelectionGroup.playableMediaSelectionOptions(from: group.options).filter(
+            \.isAutoselectable)
         if let languages = criteria.preferredLanguages {
             let matching = AVMediaSelectionGroup.mediaSelectionOptions(
                 from: candidates, filteredAndSortedAccordingToPreferredLanguages: languages)

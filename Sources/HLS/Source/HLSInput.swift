@@ -10,8 +10,9 @@ import Foundation
 final class HLSInput {
     /// Where the playlist is fetched from (the variant switched to, after an adaptive switch).
     private(set) var playlistURL: URL
-    /// The input's first stream's index in the source's stream list.
-    let streamOffset: Int
+    /// The input's first stream's index in the source's stream list (its own index 0 there; an audio rendition's
+    /// input is moved so its audio stream is the rendition's).
+    var streamOffset: Int
     private let client: HLSHTTPClient
     private let parser: HLSParser
     private let isInterrupted: () -> Bool
@@ -59,9 +60,14 @@ final class HLSInput {
     /// Seconds before the live edge playback starts at (nil: ``startIndex(of:liveOffset:)``'s default).
     let liveStartOffset: Double?
 
+    /// The segment reading starts at.
+    let startIndex: Int
+
+    /// An input of `playlist` whose first stream is the source's `streamOffset`; reading starts at `startIndex`
+    /// (nil: ``startIndex(of:liveOffset:)``'s).
     init(
         playlist: HLSMediaPlaylist, streamOffset: Int, client: HLSHTTPClient, parser: HLSParser,
-        liveStartOffset: Double? = nil, isInterrupted: @escaping () -> Bool
+        liveStartOffset: Double? = nil, startIndex: Int? = nil, isInterrupted: @escaping () -> Bool
     ) {
         self.liveStartOffset = liveStartOffset
         playlistURL = playlist.url
@@ -70,9 +76,26 @@ final class HLSInput {
         self.client = client
         self.parser = parser
         self.isInterrupted = isInterrupted
-        feed = SegmentFeed(
-            client: client, playlist: playlist, startIndex: Self.startIndex(of: playlist, liveOffset: liveStartOffset),
-            isInterrupted: isInterrupted)
+        let start = min(
+            max(0, startIndex ?? Self.startIndex(of: playlist, liveOffset: liveStartOffset)),
+            playlist.segments.count - 1)
+        self.startIndex = start
+        feed = SegmentFeed(client: client, playlist: playlist, startIndex: start, isInterrupted: isInterrupted)
+    }
+
+    /// The time base each stream's packets are handed over in, where it is not the stream's own (an input opened
+    /// after the source described its stream from another rendition's).
+    var handedTimeBases: [Int: Rational] = [:]
+
+    /// Gives each kept stream's next packet the decoder configuration of this input's demuxer, where it differs from
+    /// `described` (the configuration the decoders were opened with, by stream): an input opened while playing.
+    func attachDecoderConfiguration(differingFrom described: [Int: [UInt8]]) {
+        for local in kept {
+            guard let parameters = try? format.codecParameters(stream: local, reportedIndex: local + streamOffset),
+                !parameters.extradata.isEmpty, parameters.extradata != described[local]
+            else { continue }
+            newExtradata[local] = parameters.extradata
+        }
     }
 
     /// The flag that interrupts the demuxer's I/O.
@@ -87,7 +110,6 @@ final class HLSInput {
             reader: feed, name: playlistURL.absoluteString, options: Self.probeOptions, interrupt: interrupt)
         format = opened
         demuxer = opened
-        let startIndex = Self.startIndex(of: playlist, liveOffset: liveStartOffset)
         demuxerSequence = playlist.segments[startIndex].discontinuitySequence
         sequenceOffsets = [demuxerSequence: 0]
         firstReadMicroseconds = opened.info.startTimeMicroseconds ?? 0
@@ -242,6 +264,11 @@ final class HLSInput {
     func take(into packet: Packet) {
         guard hasLookahead else { return }
         packet.move(from: buffered)
+        if let handed = handedTimeBases[packet.streamIndex], let own = format.timeBase(ofStream: packet.streamIndex),
+            handed != own
+        {
+            packet.retime(from: own, to: handed, adding: 0)
+        }
         packet.streamIndex += streamOffset
         hasLookahead = false
     }

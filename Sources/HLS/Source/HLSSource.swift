@@ -8,9 +8,11 @@ import PlaybackEngine
 /// segments to its own libavformat demuxer through a custom I/O context (``SegmentFeed``), interleaving their
 /// packets by decoding time, so the engine sees one input whose seeks land on segment boundaries.
 ///
-/// - Streams: the variant's, then each alternate audio rendition's (with the rendition's language, name and
-///   default flag), so the engine's audio selection switches renditions; a rendition whose streams are not
-///   played is not read, so its segments are not fetched.
+/// - Streams: the variant's, then one audio stream per alternate audio rendition (with the rendition's language,
+///   name and default flag), so the engine's audio selection switches renditions. Only the rendition describing the
+///   group (`DEFAULT`, else the first) is opened with the source; another's input is opened — its playlist and
+///   segments fetched — when its stream is first kept (``HLSAudioRenditionInput``), and a rendition whose stream is
+///   not played is not read.
 /// - VOD (`EXT-X-ENDLIST`): the duration is the playlist's; a seek restarts every feed at the segment holding the
 ///   target (the ``Demuxer`` backs off if the keyframe found there is late, as it does for MPEG-TS files).
 /// - Live and event: each playlist is reloaded when its feed has read its last segment (every target duration, half
@@ -27,14 +29,19 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     /// At most this many alternate audio renditions are opened beside the variant.
     static let maximumRenditions = 8
 
-    private let cancellation: Cancellation
-    private let interruptFlag = InterruptFlag()
+    let cancellation: Cancellation
+    let interruptFlag = InterruptFlag()
     /// Wake and suspension requests to the reading thread's reload waits.
     let readControl = HLSReadControl()
     let client: HLSHTTPClient
-    private let parser = HLSParser()
-    /// Set by ``open()``; then owned by the reading thread. The variant first.
-    private var inputs: [HLSInput] = []
+    let parser = HLSParser()
+    /// Set by ``open()`` and not changed afterwards (members other threads may use after it read it): the variant
+    /// first, then the audio rendition that describes its group.
+    private(set) var inputs: [HLSInput] = []
+    /// The audio renditions' inputs opened after ``open()``, once selected (the reading thread).
+    private var openedLater: [HLSInput] = []
+    /// Every input opened (the reading thread).
+    private var readInputs: [HLSInput] { openedLater.isEmpty ? inputs : inputs + openedLater }
     private var openedInfo: MediaInfo?
     /// The multivariant playlist, when the URL named one.
     private(set) var multivariant: HLSMultivariantPlaylist?
@@ -45,10 +52,20 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     /// The audio streams of the main input when its segments also carry video (muxed): its packets are counted in
     /// the network log by kind. Empty otherwise. Set by `open()`, read by the reading thread.
     private var mainAudioStreams: Set<Int> = []
-    /// The alternate audio renditions read beside it, in stream order.
-    private(set) var audioRenditions: [HLSRendition] = []
+    /// The alternate audio renditions offered beside it, in stream order (see `HLSSource+Renditions.swift`).
+    private(set) var audioRenditionInputs: [HLSAudioRenditionInput] = []
+    /// Why a rendition selected while playing could not be opened: thrown by the next read.
+    private var renditionFailure: FFmpegError?
+    /// The container time of the last packet read (microseconds): where a rendition opened while playing starts.
+    private var lastReadMicroseconds: Int64?
+    /// The streams kept by the last ``setDiscard(keepingStreams:)``, until the renditions among them are opened.
+    private var keptStreams: Set<Int>?
     /// The subtitle renditions offered beside it, as the last streams (see `HLSSource+Subtitles.swift`).
     private(set) var subtitleRenditions: [HLSSubtitleRendition] = []
+    /// The variant's closed-caption renditions, as services of its video stream (set by ``open()``).
+    private(set) package var closedCaptionServices: [ClosedCaptionDescription] = []
+    /// Set by ``open()`` when a closed-caption rendition can be decoded; its log is filled by the reading thread.
+    private(set) var captions: HLSCaptionRecording?
     /// Guards what callers on any thread read: the date mapping and the live window.
     private let publishLock = NSLock()
     private var publishedDateMapping: DateMapping?
@@ -91,53 +108,87 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     package func open() throws(FFmpegError) {
         guard inputs.isEmpty else { return }
         if isInterruptedNow { throw FFmpegError.exit }
-        var playlists: [HLSMediaPlaylist] = []
+        var playlist: HLSMediaPlaylist
+        var renditions: [HLSRendition] = []
+        var describing = 0
+        var describingPlaylist: HLSMediaPlaylist?
         switch try load(url) {
         case .media(let media):
-            playlists = [media]
+            playlist = media
         case .multivariant(let presentation):
             multivariant = presentation
-            let (chosen, playlist, failed) = try openStartVariant(of: presentation)
+            let (chosen, variantPlaylist, failed) = try openStartVariant(of: presentation)
             variant = chosen
-            playlists = [playlist]
+            playlist = variantPlaylist
             startFailures = failed
-            if let group = chosen.audioGroup {
-                let renditions = presentation.renditions.filter {
-                    $0.type == .audio && $0.groupID == group && $0.uri != nil
-                }
-                for rendition in renditions.prefix(Self.maximumRenditions) {
-                    guard let uri = rendition.uri else { continue }
-                    playlists.append(try mediaPlaylist(at: uri, of: "the audio rendition \"\(rendition.name)\""))
-                    audioRenditions.append(rendition)
-                }
+            (renditions, describing) = Self.audioRenditions(of: chosen, in: presentation)
+            if !renditions.isEmpty, let uri = renditions[describing].uri {
+                // Only the rendition that describes the group is fetched now; the others when they are selected.
+                describingPlaylist = try mediaPlaylist(
+                    at: uri, of: "the audio rendition \"\(renditions[describing].name)\"")
             }
         }
         let isInterrupted = { [interruptFlag, cancellation] in interruptFlag.isAborted || cancellation.isCancelled }
-        var streams: [StreamInfo] = []
-        var opened: [HLSInput] = []
-        for (position, playlist) in playlists.enumerated() {
+        let openInput = { [self] (playlist: HLSMediaPlaylist, isMain: Bool) throws(FFmpegError) -> HLSInput in
             let input = HLSInput(
-                playlist: playlist, streamOffset: streams.count, client: client, parser: parser,
+                playlist: playlist, streamOffset: 0, client: client, parser: parser,
                 liveStartOffset: sourceOptions.liveStartOffset, isInterrupted: isInterrupted)
             input.readControl = readControl
             // The variant's segments are the log's main ones; the others are audio renditions'.
-            if position > 0 { input.feed.content = .audioRendition }
+            if !isMain { input.feed.content = .audioRendition }
             try input.open(interrupt: interruptFlag)
-            for var stream in input.format.info.streams {
-                stream.index += input.streamOffset
-                // What a stream's header says of its length covers the first segment (an fMP4 init section's
-                // fragment); the playlist's duration is the presentation's.
-                stream.duration = nil
-                stream.frameCount = nil
-                if position > 0 { Self.describe(&stream, as: audioRenditions[position - 1]) }
-                streams.append(stream)
+            return input
+        }
+        let main = try openInput(playlist, true)
+        var streams: [StreamInfo] = main.format.info.streams.map { stream in
+            var stream = stream
+            // What a stream's header says of its length covers the first segment (an fMP4 init section's
+            // fragment); the playlist's duration is the presentation's.
+            stream.duration = nil
+            stream.frameCount = nil
+            return stream
+        }
+        var opened = [main]
+        if let describingPlaylist {
+            let input = try openInput(describingPlaylist, false)
+            guard let local = Self.audioStream(of: input) else {
+                throw FFmpegError(
+                    code: FFmpegError.invalidData.code,
+                    function: "HLS: the audio rendition \(describingPlaylist.url.absoluteString) has no audio stream")
             }
+            let first = streams.count
+            var template = input.format.info.streams[local]
+            template.duration = nil
+            template.frameCount = nil
+            let extradata = try input.format.codecParameters(stream: local, reportedIndex: first + describing).extradata
+            for (position, rendition) in renditions.enumerated() {
+                guard let uri = rendition.uri else { continue }
+                var stream = template
+                stream.index = first + position
+                Self.describe(&stream, as: rendition)
+                audioRenditionInputs.append(
+                    HLSAudioRenditionInput(
+                        rendition: rendition, uri: uri, stream: stream, describedExtradata: extradata,
+                        input: position == describing ? input : nil, local: local))
+            }
+            input.streamOffset = first + describing - local
+            input.setDiscard(keeping: [local])
+            streams += audioRenditionInputs.map(\.stream)
             opened.append(input)
         }
         subtitleRenditions = Self.subtitleRenditions(of: variant, in: multivariant, firstIndex: streams.count)
         streams += subtitleRenditions.map(\.stream)
         inputs = opened
-        let main = opened[0]
+        if let video = main.format.info.streams.first(where: { $0.kind == .video }) {
+            closedCaptionServices = Self.closedCaptionServices(
+                of: variant, in: multivariant, videoStream: video.index)
+            if closedCaptionServices.contains(where: { $0.channel != nil }),
+                let parameters = try? main.format.codecParameters(stream: video.index, reportedIndex: video.index),
+                let extractor = ClosedCaptionExtractor(parameters: parameters)
+            {
+                captions = HLSCaptionRecording(stream: video.index, timeBase: video.timeBase, extractor: extractor)
+            }
+        }
         main.indicatedBitrate = variant.map { Double($0.bandwidth) }
         let mainKinds = (0..<main.format.streamCount).map { main.format.kind(ofStream: $0) }
         client.log.mainStreams = NetworkLog.MainStreams(
@@ -167,7 +218,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         main.startRefreshing { [weak self] snapshot in
             self?.publish(snapshot.playlist, startMicroseconds: snapshot.startMicroseconds)
         }
-        for rendition in inputs.dropFirst() { rendition.startRefreshing { _ in } }
+        for rendition in readInputs.dropFirst() { rendition.startRefreshing { _ in } }
     }
 
     /// Indices (among the non-I-frame variants) of the variants whose playlist failed to load at the start.
@@ -261,7 +312,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     }
 
     /// Fetches the media playlist at `uri` (`what` names it in errors).
-    private func mediaPlaylist(at uri: URL, of what: String) throws(FFmpegError) -> HLSMediaPlaylist {
+    func mediaPlaylist(at uri: URL, of what: String) throws(FFmpegError) -> HLSMediaPlaylist {
         guard case .media(let media) = try load(uri) else {
             throw FFmpegError(
                 code: FFmpegError.invalidData.code,
@@ -367,12 +418,15 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             attributes: attributes)
     }
 
-    /// The input holding stream `index` of the merged list, and the stream's index inside it.
+    /// The variant's input, when it holds stream `index` of the merged list, and the stream's index inside it.
     private func input(holding index: Int) -> (HLSInput, Int)? {
-        guard let input = inputs.last(where: { $0.streamOffset <= index }) else { return nil }
-        let local = index - input.streamOffset
-        guard local < input.format.streamCount else { return nil }
-        return (input, local)
+        guard let main = inputs.first, index >= 0, index < main.format.streamCount else { return nil }
+        return (main, index)
+    }
+
+    /// The audio rendition that is stream `index`, if any.
+    private func audioRendition(at index: Int) -> HLSAudioRenditionInput? {
+        audioRenditionInputs.first { $0.stream.index == index }
     }
 
     package var info: MediaInfo {
@@ -392,35 +446,66 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package func codecParameters(stream index: Int) throws(FFmpegError) -> CodecParameters {
         if let subtitles = subtitleRendition(at: index) { return try subtitles.codecParameters() }
+        if let rendition = audioRendition(at: index) {
+            // Its own input's once opened, else the describing rendition's.
+            guard let opened = rendition.input ?? audioRenditionInputs.lazy.compactMap(\.input).first,
+                let local = Self.audioStream(of: opened)
+            else { throw FFmpegError.streamNotFound }
+            return try opened.format.codecParameters(stream: local, reportedIndex: index)
+        }
         guard let (input, local) = input(holding: index) else { throw FFmpegError.streamNotFound }
         return try input.format.codecParameters(stream: local, reportedIndex: index)
     }
 
     package func kind(ofStream index: Int) -> StreamKind {
         if subtitleRendition(at: index) != nil { return .subtitle }
+        if audioRendition(at: index) != nil { return .audio }
         guard let (input, local) = input(holding: index) else { return .unknown }
         return input.format.kind(ofStream: local)
     }
 
     package func timeBase(ofStream index: Int) -> Rational? {
         if subtitleRendition(at: index) != nil { return HLSSubtitleRendition.timeBase }
+        if let rendition = audioRendition(at: index) { return rendition.stream.timeBase }
         guard let (input, local) = input(holding: index) else { return nil }
         return input.format.timeBase(ofStream: local)
     }
 
+    /// Reads only `streams`: the variant's that are kept, and the audio renditions kept — a rendition's input is
+    /// opened (its playlist fetched) the first time its stream is kept, by the seek that follows (at its target) or
+    /// else the next read (where reading is).
     package func setDiscard(keepingStreams streams: Set<Int>) {
-        for input in inputs {
-            let local = Set(streams.map { $0 - input.streamOffset }.filter { $0 >= 0 && $0 < input.format.streamCount })
-            input.setDiscard(keeping: local)
+        guard let main = inputs.first else { return }
+        main.setDiscard(keeping: streams.filter { $0 >= 0 && $0 < main.format.streamCount })
+        for rendition in audioRenditionInputs {
+            rendition.input?.setDiscard(keeping: streams.contains(rendition.stream.index) ? [rendition.local] : [])
         }
+        keptStreams = streams
+    }
+
+    /// Opens the inputs of the renditions kept but not opened, reading from the segment holding `microseconds`.
+    /// Returns them.
+    @discardableResult
+    private func openKeptRenditions(near microseconds: Int64?) -> [HLSInput] {
+        guard let kept = keptStreams else { return [] }
+        keptStreams = nil
+        let (opened, failure) = openKeptRenditions(kept, near: microseconds, liveRefreshing: isRefreshing)
+        openedLater += opened
+        if let failure { renditionFailure = failure }
+        return opened
     }
 
     /// The next packet of all the inputs read, by decoding time (a packet without a timestamp goes first).
     package func read(into packet: Packet) throws(FFmpegError) -> ReadResult {
+        openKeptRenditions(near: lastReadMicroseconds)
+        if let failure = renditionFailure {
+            renditionFailure = nil
+            throw failure
+        }
         startRefreshing()
         var next: HLSInput?
         var nextTime = Int64.max
-        for input in inputs where input.isActive {
+        for input in readInputs where input.isActive {
             try input.fill()
             guard input.hasLookahead else { continue }
             let time = input.lookaheadMicroseconds ?? Int64.min
@@ -429,28 +514,39 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                 nextTime = time
             }
         }
-        guard let next else { return .endOfFile }
+        guard let next else {
+            captions?.log.markCaughtUp()
+            return .endOfFile
+        }
+        if nextTime != Int64.min { lastReadMicroseconds = nextTime }
         next.take(into: packet)
         if !mainAudioStreams.isEmpty, next === inputs[0] {
             client.log.countMainPacket(bytes: packet.size, isAudio: mainAudioStreams.contains(packet.streamIndex))
         }
+        recordCaptions(of: packet)
         return .packet
     }
 
     package func attachedPicture(stream index: Int) -> Packet? { nil }
 
-    package var isAtEndOfInput: Bool { inputs.allSatisfy { !$0.isActive || $0.isExhausted } }
+    package var isAtEndOfInput: Bool { readInputs.allSatisfy { !$0.isActive || $0.isExhausted } }
 
-    package var ioError: FFmpegError? { inputs.lazy.compactMap { $0.feedFailure ?? $0.demuxer.ioError }.first }
+    package var ioError: FFmpegError? {
+        readInputs.lazy.compactMap { $0.feedFailure ?? $0.demuxer.ioError }.first
+    }
 
-    package var bytesRead: Int64 { inputs.reduce(0) { $0 + $1.bytesDelivered } }
+    package var bytesRead: Int64 { readInputs.reduce(0) { $0 + $1.bytesDelivered } }
 
     /// Restarts every feed at the segment holding `microseconds` (container time); segments begin with a keyframe
     /// (`EXT-X-INDEPENDENT-SEGMENTS`, or closed GOPs as encoders write them for HLS).
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
         guard !inputs.isEmpty else { throw FFmpegError.exit }
         readControl.clearWake()
-        for input in inputs { try input.seek(toMicroseconds: microseconds) }
+        // A rendition opened here starts at the segment holding the target already.
+        let opened = openKeptRenditions(near: microseconds)
+        for input in readInputs where !opened.contains(where: { $0 === input }) {
+            try input.seek(toMicroseconds: microseconds)
+        }
         // A switch decided ahead of the seek did not happen: the variant read from here is the feed's.
         if let switcher, let playing = switcher.variant(of: inputs[0].playlist) {
             control.restartTimeline(atMicroseconds: microseconds, variant: switcher.descriptions[playing])

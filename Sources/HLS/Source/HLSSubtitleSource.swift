@@ -10,8 +10,10 @@ import PlaybackEngine
 ///
 /// The stream list is the played source's, so stream indices agree; only the rendition's stream gives packets. The
 /// requests go through the played source's HTTP client, so they are in the item's access log (and end when it is
-/// closed); interrupting this source ends only its own. A live rendition is read as far as its playlist lists when
-/// it is selected. Threads: as ``MediaSource`` says.
+/// closed); interrupting this source ends only its own. A live (or event) rendition is reloaded like the media
+/// playlists (an ``HLSPlaylistRefresher``, with the played source's ``HLSReadControl``, so it pauses its reloads
+/// with them): once the reader has read what its playlist lists, it waits for the segments a reload adds (followed by
+/// media sequence number) until `EXT-X-ENDLIST` or an interruption. Threads: as ``MediaSource`` says.
 final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
     /// At most this many bytes of one WebVTT segment are read.
     static let maximumSegmentBytes = 4 << 20
@@ -22,8 +24,13 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
     private let client: HLSHTTPClient
     private let parser = HLSParser()
     private let interruptFlag = InterruptFlag()
+    /// The played source's: whether live reloads are suspended now.
+    private let readControl: HLSReadControl
     /// Set by ``open()``; then owned by the reading thread.
     private var playlist: HLSMediaPlaylist?
+    /// Reloads a live rendition's playlist (nil: VOD); the generation of its snapshot adopted last.
+    private var refresher: HLSPlaylistRefresher?
+    private var adoptedGeneration = 0
     private var description: FormatContext?
     /// The segment being demuxed, and the microseconds added to its cue times.
     private var segment: (format: FormatContext, offset: Int64)?
@@ -33,11 +40,19 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
 
     /// A source reading `rendition`, whose stream is one of `streams` (the played source's list), through `client`
     /// (the played source's).
-    init(rendition: HLSSubtitleRendition, streams: MediaInfo, sourceOptions: SourceOptions, client: HLSHTTPClient) {
+    init(
+        rendition: HLSSubtitleRendition, streams: MediaInfo, sourceOptions: SourceOptions, client: HLSHTTPClient,
+        readControl: HLSReadControl = HLSReadControl()
+    ) {
         self.rendition = rendition
         self.streams = streams
         self.sourceOptions = sourceOptions
         self.client = client
+        self.readControl = readControl
+    }
+
+    deinit {
+        refresher?.stop()
     }
 
     var isLocal: Bool { false }
@@ -56,6 +71,35 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
                 function: "HLS: the subtitle rendition \(rendition.uri.absoluteString) is not a media playlist")
         }
         playlist = media
+        if media.isLive {
+            let refresher = HLSPlaylistRefresher(
+                url: media.url, playlist: media, startMicroseconds: 0, client: client, parser: parser,
+                control: readControl, isInterrupted: { [interruptFlag] in interruptFlag.isAborted }, onChange: { _ in })
+            self.refresher = refresher
+            refresher.start()
+        }
+    }
+
+    /// Live: waits until a reload lists segments past those read (adopting it: reading goes on at the segment whose
+    /// media sequence number follows the last read) — true — or the playlist ended — false. Throws `exit` once
+    /// interrupted.
+    private func waitForMoreSegments() throws(FFmpegError) -> Bool {
+        guard let refresher, var playlist else { return false }
+        while true {
+            if interruptFlag.isAborted { throw FFmpegError.exit }
+            let latest = refresher.snapshot
+            if latest.generation != adoptedGeneration {
+                adoptedGeneration = latest.generation
+                let nextSequence = playlist.mediaSequence + nextIndex
+                playlist = latest.playlist
+                self.playlist = playlist
+                nextIndex = max(0, nextSequence - playlist.mediaSequence)
+                if nextIndex < playlist.segments.count { return true }
+            }
+            if playlist.hasEndList { return false }
+            // (A playlist that stopped updating loses its later cues, not the item: it is waited for until the end.)
+            refresher.waitForChange(after: adoptedGeneration, timeout: 0.05)
+        }
     }
 
     var info: MediaInfo { streams }
@@ -92,6 +136,9 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
                     return .packet
                 }
                 segment = nil
+                continue
+            }
+            if let current = playlist, nextIndex >= current.segments.count, try waitForMoreSegments() {
                 continue
             }
             guard let playlist, nextIndex < playlist.segments.count else {
@@ -137,12 +184,15 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
 
     /// Ends this source's reading (its transfer stops at its next wait), not the played source's.
     func interrupt() {
+        // (The refresher, polling the same flag, ends with it.)
         interruptFlag.abort()
     }
 
     var isInterrupted: Bool { interruptFlag.isAborted }
 
     func makeIndependentSource() -> any MediaSource {
-        HLSSubtitleSource(rendition: rendition, streams: streams, sourceOptions: sourceOptions, client: client)
+        HLSSubtitleSource(
+            rendition: rendition, streams: streams, sourceOptions: sourceOptions, client: client,
+            readControl: readControl)
     }
 }

@@ -12,12 +12,14 @@ extension ItemSession {
     /// ahead (a second pass over a network input would download it again): otherwise, and for an index that is not
     /// a subtitle stream of the source, nothing is decoded (``MediaSource/makeSubtitleSource(stream:)``).
     ///
-    /// With `closedCaptions`, `index` is an H.264 or HEVC video stream whose CEA-608 captions (SEI) are decoded.
-    package func selectSubtitleStream(_ index: Int?, closedCaptions: Bool = false) {
+    /// With `closedCaptions`, `index` is an H.264 or HEVC video stream whose CEA-608 captions (SEI) are decoded:
+    /// those of `captionChannel` (1…4: CC1…CC4; nil: a CEA-708 service, selected but not decoded).
+    package func selectSubtitleStream(_ index: Int?, closedCaptions: Bool = false, captionChannel: Int? = 1) {
         let timeOrigin = descriptor.timeOrigin
         let (proceed, old): (Bool, SubtitleTrackReader?) = lock.withLock {
             if stopped
-                || (subtitleReader?.store.streamIndex == index && subtitleReader?.readsClosedCaptions == closedCaptions)
+                || (subtitleReader?.store.streamIndex == index && subtitleReader?.readsClosedCaptions == closedCaptions
+                    && (!closedCaptions || subtitleReader?.captionChannel == captionChannel))
             {
                 return (false, nil)
             }
@@ -32,7 +34,8 @@ extension ItemSession {
         let played = openedSource ?? Self.makeSource(for: descriptor)
         guard isSubtitle, let source = played.makeSubtitleSource(stream: index) else { return }
         let reader = SubtitleTrackReader(
-            source: source, streamIndex: index, timeOrigin: timeOrigin, closedCaptions: closedCaptions)
+            source: source, streamIndex: index, timeOrigin: timeOrigin, closedCaptions: closedCaptions,
+            captionChannel: captionChannel)
         let installed: Bool = lock.withLock {
             if stopped || subtitleReader != nil { return false }
             subtitleReader = reader

@@ -27,6 +27,9 @@ package struct MediaDescription: Sendable {
     package var isLive = false
     /// The variants a streamed presentation offers (HLS), in playlist order; empty for files.
     package var variants: [VariantDescription] = []
+    /// The closed-caption services a streamed presentation announces in its video (HLS `CLOSED-CAPTIONS`
+    /// renditions), in playlist order; empty for files (whose captions ``StreamDescription/hasClosedCaptions`` finds).
+    package var closedCaptions: [ClosedCaptionDescription] = []
     /// Cover art: the bytes of each attached picture (a JPEG or PNG image, as the container stores it) and its codec
     /// ("mjpeg", "png" …), in stream order.
     package var artwork: [(data: Data, codecName: String)] = []

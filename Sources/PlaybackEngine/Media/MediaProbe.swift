@@ -27,6 +27,7 @@ package enum MediaProbe {
         var description = MediaDescription(source.info)
         description.isLive = source.isLive
         description.variants = source.variants
+        description.closedCaptions = source.closedCaptionServices
         for stream in description.streams where stream.dispositions.contains(.attachedPicture) {
             if let picture = source.attachedPicture(stream: stream.index) {
                 description.artwork.append((picture.withData { Data($0) }, stream.codecName))

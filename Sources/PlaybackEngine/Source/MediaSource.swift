@@ -105,6 +105,10 @@ package protocol MediaSource: AnyObject, Sendable {
     /// After ``open()``.
     var variants: [VariantDescription] { get }
 
+    /// The closed-caption services the presentation announces in its video (HLS `CLOSED-CAPTIONS` renditions), in
+    /// playlist order; empty when none are announced (files). After ``open()``.
+    var closedCaptionServices: [ClosedCaptionDescription] { get }
+
     /// The source's own record of its network transfers and failed requests (HLS); nil when libavformat does the
     /// I/O (files, progressive HTTP). Any thread.
     var networkLog: NetworkLog? { get }
@@ -150,6 +154,9 @@ extension MediaSource {
 
     /// Files are one rendition.
     package var variants: [VariantDescription] { [] }
+
+    /// Files announce no caption services (their captions are found in the video).
+    package var closedCaptionServices: [ClosedCaptionDescription] { [] }
 
     /// libavformat's I/O keeps no such record.
     package var networkLog: NetworkLog? { nil }

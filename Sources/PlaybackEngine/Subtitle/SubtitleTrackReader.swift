@@ -20,6 +20,8 @@ package final class SubtitleTrackReader: @unchecked Sendable {
     private let timeOrigin: CMTime
     /// Whether the stream is a video stream whose CEA-608 captions (SEI) are read, rather than a subtitle stream.
     package let readsClosedCaptions: Bool
+    /// The CEA-608 channel read (1…4) when ``readsClosedCaptions``; nil: a service that is not decoded.
+    package let captionChannel: Int?
     /// Guards `thread` and `stopped`.
     private let lock = NSLock()
     private var thread: WorkerThread?
@@ -29,10 +31,17 @@ package final class SubtitleTrackReader: @unchecked Sendable {
     /// `timeOrigin` is item time zero. With `closedCaptions`, the stream is an H.264 or HEVC video stream whose
     /// CEA-608 captions (ATSC A/53 SEI) are found in its packets, without decoding pictures, and decoded by
     /// libavcodec's `ccaption`.
-    package init(source: any MediaSource, streamIndex: Int, timeOrigin: CMTime, closedCaptions: Bool = false) {
+    ///
+    /// `captionChannel` is the CEA-608 channel read (1…4: CC1…CC4; ``CaptionChannelFilter``); nil for a channel that
+    /// is not decoded (a CEA-708 service): the reader then reads nothing and its store stays empty.
+    package init(
+        source: any MediaSource, streamIndex: Int, timeOrigin: CMTime, closedCaptions: Bool = false,
+        captionChannel: Int? = 1
+    ) {
         self.source = source
         self.timeOrigin = timeOrigin
         self.readsClosedCaptions = closedCaptions
+        self.captionChannel = captionChannel
         self.store = SubtitleCueStore(streamIndex: streamIndex)
     }
 
@@ -61,6 +70,11 @@ package final class SubtitleTrackReader: @unchecked Sendable {
     private func run() {
         let index = store.streamIndex
         do throws(FFmpegError) {
+            if readsClosedCaptions && captionChannel == nil {
+                // A CEA-708 service: selectable, nothing decoded.
+                store.finish()
+                return
+            }
             try source.open()
             guard let timeBase = source.timeBase(ofStream: index) else { throw FFmpegError.streamNotFound }
             if readsClosedCaptions {
@@ -92,28 +106,41 @@ package final class SubtitleTrackReader: @unchecked Sendable {
 
     /// Reads the captions of video stream `index`: caption data of each packet, put in display order, decoded.
     private func readClosedCaptions(stream index: Int, timeBase: Rational) throws(FFmpegError) {
-        guard let extractor = ClosedCaptionExtractor(parameters: try source.codecParameters(stream: index)) else {
-            throw FFmpegError.decoderNotFound
-        }
+        var filter = CaptionChannelFilter(channel: captionChannel ?? 1)
         let decoder = try SubtitleDecoder(closedCaptionsWithTimeBase: timeBase)
         store.setFormat(assHeader: decoder.assHeader, frameSize: (0, 0))
-        source.setDiscard(keepingStreams: [index])
         var pending: [(pts: Int64, data: [UInt8])] = []
         func decodeFirst() {
             let (pts, data) = pending.removeFirst()
             guard let decoded = try? decoder.decode(captionData: data, pts: pts) else { return }
             store.add(cue(decoded, pts: pts, timeBase: timeBase))
         }
+        func add(_ data: [UInt8], pts: Int64) {
+            let data = filter.filter(data)
+            guard !data.isEmpty else { return }
+            let at = pending.firstIndex { $0.pts > pts } ?? pending.count
+            pending.insert((pts, data), at: at)
+            if pending.count > Self.captionReorderDepth { decodeFirst() }
+        }
+        if let feed = source as? any CaptionDataSource {
+            // Found by the played source as it reads: decode what is held whenever it has caught up.
+            while true {
+                switch try feed.readCaptionData() {
+                case .data(let pts, let triplets): add(triplets, pts: pts)
+                case .caughtUp: while !pending.isEmpty { decodeFirst() }
+                }
+            }
+        }
+        guard let extractor = ClosedCaptionExtractor(parameters: try source.codecParameters(stream: index)) else {
+            throw FFmpegError.decoderNotFound
+        }
+        source.setDiscard(keepingStreams: [index])
         let packet = Packet()
         while true {
             packet.unref()
             if case .endOfFile = try source.read(into: packet) { break }
             guard packet.streamIndex == index, let pts = packet.pts else { continue }
-            let data = packet.withData { extractor.captionData(in: $0) }
-            guard !data.isEmpty else { continue }
-            let at = pending.firstIndex { $0.pts > pts } ?? pending.count
-            pending.insert((pts, data), at: at)
-            if pending.count > Self.captionReorderDepth { decodeFirst() }
+            add(packet.withData { extractor.captionData(in: $0) }, pts: pts)
         }
         while !pending.isEmpty { decodeFirst() }
     }
