@@ -68,7 +68,10 @@ let package = Package(
             exclude: ["Golden"]),
         .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "PlaybackEngine", "FFmpegBridge", "TestSupport"]),
-        .testTarget(name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"]),
+        .testTarget(
+            name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"],
+            // Inputs the fuzzers found (FuzzRegressionTests reads them by path).
+            exclude: ["FuzzRegressions"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
     ],
     swiftLanguageModes: [.v6]

@@ -43,6 +43,7 @@ extension EngineCore {
         guard let state = items.state(of: session), state.phase == .preparing else { return }
         if let error {
             items.update(session) { $0.phase = .failed }
+            seeks.cancel(session)
             outbox.emit(.itemFailed(session, error))
         } else {
             items.update(session) { $0.phase = .ready }
@@ -51,10 +52,13 @@ extension EngineCore {
         }
     }
 
-    /// Reading `session` failed for good.
+    /// Reading `session` failed for good. Its seeks still pending or waiting for their first frame complete
+    /// `false` (a failed item takes no more steps, so they would never land: a fuzzed MP4 whose read failed while an
+    /// exact seek far past its data waited).
     func readFailed(_ session: ItemSession, error: any Error) {
         guard items.state(of: session) != nil else { return }
         items.update(session) { $0.phase = .failed }
+        seeks.cancel(session)
         outbox.emit(.itemFailedToPlayToEnd(session, error))
     }
 
