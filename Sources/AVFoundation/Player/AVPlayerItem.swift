@@ -519,8 +519,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         currentMediaSelection.selectedMediaOption(in: mediaSelectionGroup)
     }
 
-    /// Returns the group to automatic selection: its default option, or what the player's criteria or forced
-    /// subtitles choose (``applyMediaSelectionCriteria(becomingReady:)``).
+    /// Returns the group to automatic selection: its default option, or what the player's media-selection criteria
+    /// or the forced subtitles of the audio's language choose.
     open func selectMediaOptionAutomatically(in mediaSelectionGroup: AVMediaSelectionGroup) {
         set(\.currentMediaSelection) { s in
             s.selection?.selections[ObjectIdentifier(mediaSelectionGroup)] = nil
