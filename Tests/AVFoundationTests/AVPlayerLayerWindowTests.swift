@@ -106,18 +106,9 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         let v = VirtualPlayer(mode: .manual)
         let layer = AVPlayerLayer(player: v.player)
         defer { layer.player = nil }
-        let item = AVPlayerItem(url: try fixture(.subtitles))
-        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
-        item.select(try XCTUnwrap(group.options.first { $0.displayName == "SubRip" }), in: group)
         let green = try XCTUnwrap(
             AVTextStyleRule(textMarkupAttributes: [kCMTextMarkupAttribute_ForegroundColorARGB: [1.0, 0, 1, 0]]))
-        item.textStyleRules = [green]
-        let output = AVPlayerItemLegibleOutput()
-        output.suppressesPlayerRendering = true
-        item.add(output)
-        v.player.replaceCurrentItem(with: item)
-        waitUntil("first picture") { layer.isReadyForDisplay }
-        waitUntil("cues decoded") { item.read { $0.session }?.subtitleCues?.isComplete == true }
+        let (item, output) = try showSubRip(in: v, layer: layer, rules: [green])
 
         // A cue due: suppressed, then shown (while paused, without presenting another picture).
         seek(item, to: 0.8)
@@ -166,15 +157,7 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         defer { layer.player = nil }
         layer.frame = CGRect(x: 0, y: 0, width: 640, height: 360)
         layer.videoGravity = .resizeAspectFill
-        let item = AVPlayerItem(url: try fixture(.subtitles))
-        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
-        item.select(try XCTUnwrap(group.options.first { $0.displayName == "SubRip" }), in: group)
-        let output = AVPlayerItemLegibleOutput()
-        output.suppressesPlayerRendering = true
-        item.add(output)
-        v.player.replaceCurrentItem(with: item)
-        waitUntil("first picture") { layer.isReadyForDisplay }
-        waitUntil("cues decoded") { item.read { $0.session }?.subtitleCues?.isComplete == true }
+        let (item, output) = try showSubRip(in: v, layer: layer)
         seek(item, to: 0.8)
         let off = try XCTUnwrap(
             readBack(layer) { $0.videoRect == (0, -60, 640, 480) && shows($0, 0.8) }, "no cropped picture")
@@ -245,6 +228,25 @@ final class AVPlayerLayerWindowTests: XCTestCase {
             try check(at: 2.5, box: nil, colour: (0, 0, 0), option.displayName)
             try check(at: 3.5, box: (200, 40, 240, 60), colour: (0, 255, 255), option.displayName)
         }
+    }
+
+    /// `subtitles.mkv` in `v`'s player with its SubRip track selected, `rules` applied, and a legible output that
+    /// suppresses the player's rendering (remove it to show the subtitles); returns once the first picture is up and
+    /// every cue decoded.
+    private func showSubRip(
+        in v: VirtualPlayer, layer: AVPlayerLayer, rules: [AVTextStyleRule] = []
+    ) throws -> (AVPlayerItem, AVPlayerItemLegibleOutput) {
+        let item = AVPlayerItem(url: try fixture(.subtitles))
+        let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
+        item.select(try XCTUnwrap(group.options.first { $0.displayName == "SubRip" }), in: group)
+        item.textStyleRules = rules
+        let output = AVPlayerItemLegibleOutput()
+        output.suppressesPlayerRendering = true
+        item.add(output)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("first picture") { layer.isReadyForDisplay }
+        waitUntil("cues decoded") { item.read { $0.session }?.subtitleCues?.isComplete == true }
+        return (item, output)
     }
 
     private func seek(_ item: AVPlayerItem, to seconds: Double) {

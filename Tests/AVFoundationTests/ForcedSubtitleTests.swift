@@ -5,22 +5,6 @@ import XCTest
 
 @testable import AVFoundation
 
-/// What a legible output delivered: the cue texts, in order (an empty array clears).
-private final class CueTexts: NSObject, AVPlayerItemLegibleOutputPushDelegate, @unchecked Sendable {
-    let queue = DispatchQueue(label: "forced-cues")
-    private let lock = NSLock()
-    private var delivered: [[String]] = []
-
-    var texts: [[String]] { queue.sync {}; return lock.withLock { delivered } }
-
-    func legibleOutput(
-        _ output: AVPlayerItemLegibleOutput, didOutputAttributedStrings strings: [NSAttributedString],
-        nativeSampleBuffers nativeSamples: [Any], forItemTime itemTime: CMTime
-    ) {
-        lock.withLock { delivered.append(strings.map(\.string)) }
-    }
-}
-
 /// Forced subtitles on `forced_subs.mkv` (audio eng default and fra; subtitles "English", "English (forced)",
 /// "Français (forced)", none default): Apple selects the forced-only option of the audio's language when nothing else
 /// is selected in the legible group, and associates audible options with those options.
@@ -71,7 +55,7 @@ final class ForcedSubtitleTests: XCTestCase {
         let v = VirtualPlayer(mode: .untimed, captureAudio: false)
         let item = AVPlayerItem(url: try fixture(.forcedSubtitles))
         let output = AVPlayerItemLegibleOutput()
-        let cues = CueTexts()
+        let cues = LegibleCueLog(label: "forced-cues")
         output.setDelegate(cues, queue: cues.queue)
         item.add(output)
         try prepare(v.player, item)

@@ -5,25 +5,6 @@ import XCTest
 
 @testable import AVFoundation
 
-/// The cues a legible output's delegate received: texts and item times.
-private final class CaptionLog: NSObject, AVPlayerItemLegibleOutputPushDelegate, @unchecked Sendable {
-    let queue = DispatchQueue(label: "hls-caption-log")
-    private let lock = NSLock()
-    private var received: [(texts: [String], time: Double)] = []
-
-    var deliveries: [(texts: [String], time: Double)] {
-        queue.sync {}
-        return lock.withLock { received }
-    }
-
-    func legibleOutput(
-        _ output: AVPlayerItemLegibleOutput, didOutputAttributedStrings strings: [NSAttributedString],
-        nativeSampleBuffers nativeSamples: [Any], forItemTime itemTime: CMTime
-    ) {
-        lock.withLock { received.append((strings.map(\.string), itemTime.seconds)) }
-    }
-}
-
 /// The `CLOSED-CAPTIONS` renditions of `hls/cc/master.m3u8` (made by `scripts/make-fixtures`): one variant, four 1 s
 /// MPEG-TS segments of `captions_608.mp4`'s stream — 320x240 H.264 at 30 fps whose SEI carries CEA-608 CC1
 /// captions "CC n AT n.0" from n s to n + 0.4 s, n = 1…3 (`Fixture.closedCaptions`) — and a group `cc` listing
@@ -53,13 +34,13 @@ final class HLSClosedCaptionTests: XCTestCase {
     /// its first picture; and that picture's item time.
     private func pausedItem(
         selecting name: String?
-    ) throws -> (v: VirtualPlayer, item: AVPlayerItem, log: CaptionLog, firstPicture: Double) {
+    ) throws -> (v: VirtualPlayer, item: AVPlayerItem, log: LegibleCueLog, firstPicture: Double) {
         let v = VirtualPlayer(mode: .manual, captureAudio: false)
         let item = AVPlayerItem(url: masterURL)
         let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
         item.select(try name.map { try option($0, of: item) }, in: group)
         let output = AVPlayerItemLegibleOutput()
-        let log = CaptionLog()
+        let log = LegibleCueLog(label: "hls-caption-log")
         output.setDelegate(log, queue: log.queue)
         item.add(output)
         v.player.replaceCurrentItem(with: item)

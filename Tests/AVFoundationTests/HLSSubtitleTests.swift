@@ -5,25 +5,6 @@ import XCTest
 
 @testable import AVFoundation
 
-/// The cues a legible output's delegate received: texts and item times.
-private final class CueLog: NSObject, AVPlayerItemLegibleOutputPushDelegate, @unchecked Sendable {
-    let queue = DispatchQueue(label: "hls-cue-log")
-    private let lock = NSLock()
-    private var received: [(texts: [String], time: Double)] = []
-
-    var deliveries: [(texts: [String], time: Double)] {
-        queue.sync {}
-        return lock.withLock { received }
-    }
-
-    func legibleOutput(
-        _ output: AVPlayerItemLegibleOutput, didOutputAttributedStrings strings: [NSAttributedString],
-        nativeSampleBuffers nativeSamples: [Any], forItemTime itemTime: CMTime
-    ) {
-        lock.withLock { received.append((strings.map(\.string), itemTime.seconds)) }
-    }
-}
-
 /// The WebVTT subtitle rendition of `HLSFixture.ts` (`subs_eng.m3u8`: six segments, cue i from 2i + 0.5 s to
 /// 2i + 1.5 s after the first picture, mapped by `X-TIMESTAMP-MAP`) as the legible media selection group's option.
 final class HLSSubtitleTests: XCTestCase {
@@ -68,7 +49,7 @@ final class HLSSubtitleTests: XCTestCase {
         let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
         item.select(group.options.first, in: group)
         let output = AVPlayerItemLegibleOutput()
-        let log = CueLog()
+        let log = LegibleCueLog(label: "hls-cue-log")
         output.setDelegate(log, queue: log.queue)
         item.add(output)
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
