@@ -31,6 +31,9 @@ final class AVVideoCompositionCustomTests: XCTestCase {
         XCTAssertEqual(records.count, 90)
         XCTAssertEqual(records.map(\.time), frames.map(\.time))
         XCTAssertEqual(records.map { frameNumber($0.time) }, Array(0..<90))
+        // The first finish hands the picture over; the compositor's thread makes its two later calls after it, so the
+        // last picture's may still be on their way when playback has ended.
+        waitUntil("every request's three finish calls") { records.allSatisfy { $0.request.finishCallCount == 3 } }
         for r in records {
             XCTAssertEqual(r.trackIDs, [trackID])
             XCTAssertEqual(r.sourceFormat, kCVPixelFormatType_32BGRA)
