@@ -146,13 +146,20 @@ final class HTTPTestServerTests: XCTestCase {
         XCTAssertEqual(server.requestLog.filter { !$0.faults.isEmpty }.map(\.status), [500, 404, 404, 503])
     }
 
+    /// The first request for `path` once the server has finished answering it: the client can hold the whole body
+    /// (or see the reset) before the server's thread records how it ended.
+    private func finished(_ path: String) throws -> HTTPTestRequestRecord {
+        waitUntil("the answer to \(path) recorded") { self.server.requests(for: path).first?.end != nil }
+        return try XCTUnwrap(server.requests(for: path).first)
+    }
+
     func test_reset_isSeenAsAnError() throws {
         server.inject(.reset(afterBodyBytes: 10_000), forPath: "/big.bin")
         let r = fetch("big.bin")
         let error = try XCTUnwrap(r.error as? URLError, "a reset mid-body fails the task")
         XCTAssertNotEqual(error.code, .cancelled)
         XCTAssertLessThan(r.body.count, big.count)
-        let record = try XCTUnwrap(server.requestLog.first)
+        let record = try finished("/big.bin")
         XCTAssertTrue(record.wasReset)
         XCTAssertEqual(record.bytesSent, 10_000)
     }
@@ -163,10 +170,10 @@ final class HTTPTestServerTests: XCTestCase {
         let r = fetch("big.bin")
         XCTAssertEqual(r.body, big)
         let perTick = Int(Double(rate) * HTTPTestServer.throttleTick)
-        let record = try XCTUnwrap(server.requests(for: "/big.bin").first)
+        let record = try finished("/big.bin")
         XCTAssertGreaterThanOrEqual(record.throttleTicks, big.count / perTick)
         XCTAssertEqual(fetch("a.txt").status, 200)
-        XCTAssertEqual(server.requests(for: "/a.txt").first?.throttleTicks, 0)
+        XCTAssertEqual(try finished("/a.txt").throttleTicks, 0)
     }
 
     func test_serverWideLimit_isSharedAcrossConnections_andLiftsWhileSending() throws {
@@ -204,6 +211,7 @@ final class HTTPTestServerTests: XCTestCase {
         server.bandwidthLimit = nil
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
         XCTAssertEqual(received.value, 1)
+        waitUntil("both answers recorded") { self.server.requests(for: "/big.bin").allSatisfy { $0.end != nil } }
         let record = try XCTUnwrap(server.requests(for: "/big.bin").last)
         XCTAssertGreaterThanOrEqual(record.throttleTicks, 3)
         XCTAssertLessThan(record.throttleTicks, 200)
