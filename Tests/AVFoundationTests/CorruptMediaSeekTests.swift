@@ -29,8 +29,12 @@ final class CorruptMediaSeekTests: XCTestCase {
     /// Seeds whose mutants of the Matroska and WebM fixtures once failed (searched with `OAVF_MUTANT_FIXTURE`): cut or
     /// zeroed after the first pictures, the seek completed `true` with no picture, since these streams state no
     /// duration of their own and nothing told that the video should go on past the target (the container's duration
-    /// now does); 65 is cut before the first cluster, so no start time either.
-    static let otherRegressionSeeds: [Fixture: [UInt64]] = [.hevcMKV: [2, 8, 65], .vp9OpusWebM: [2, 11]]
+    /// now does); 65 is cut before the first cluster, so no start time either. In the 2 s `odd_321x241.webm`, 1, 2
+    /// and 5 (damaged after 1.1 s) completed `true` with no picture while a second was the margin before the stated end
+    /// (now a tenth of a shorter video).
+    static let otherRegressionSeeds: [Fixture: [UInt64]] = [
+        .hevcMKV: [2, 8, 65], .vp9OpusWebM: [2, 11], .odd321x241: [1, 2, 5],
+    ]
 
     /// What happened to one mutant.
     struct Outcome: CustomStringConvertible {

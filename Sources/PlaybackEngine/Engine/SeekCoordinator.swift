@@ -57,6 +57,12 @@ final class SeekCoordinator {
     /// a stretch of video that is missing (no healthy file has pictures a second apart or ends its video early).
     static let pictureGap = CMTime(value: 1, timescale: 1)
 
+    /// How far before the video's stated end a target must lie for its stretch to count as missing when no picture
+    /// comes: ``pictureGap``, or a tenth of a shorter video (a 2 s clip's last second is not all margin).
+    static func margin(before stated: CMTimeRange) -> CMTime {
+        min(pictureGap, CMTimeMultiplyByFloat64(stated.duration, multiplier: 0.1))
+    }
+
     /// The seek to begin at the next step (latest wins).
     private(set) var pending: Seek?
     /// The seek begun and waiting for its first frame.
@@ -334,7 +340,7 @@ final class SeekCoordinator {
         // moves the playhead but reports `false`, so a caller waiting for the picture (a frame grab) knows none comes.
         let pictureless =
             seek.isExact && !seek.silent && session.videoFrames?.count == 0 && session.isVideoDecoderFinished
-            && (damaged || stated.map { seek.target + Self.pictureGap < $0.end } ?? false)
+            && (damaged || stated.map { seek.target + Self.margin(before: $0) < $0.end } ?? false)
         audio.renderer.discard(before: time)
         transport.halt(at: time)
         if let host = seek.resumeHost, transport.rate != 0 {
