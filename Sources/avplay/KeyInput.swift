@@ -72,7 +72,14 @@ struct KeyParser {
 
 /// The terminal's settings before `avplay` switched it to raw input, so every way out — `q`, the end of
 /// the queue, Ctrl-C, SIGTERM — puts them back. Globals because signal handlers cannot capture context.
-nonisolated(unsafe) private var savedTerminalSettings = termios()
+/// Heap storage handed to `tcgetattr`/`tcsetattr` as a plain pointer: the address Swift passes for `&global` need not
+/// be the global's own storage (AddressSanitizer caught `tcgetattr` writing its 60 bytes just past the variable), and a
+/// signal handler must not go through an accessor.
+nonisolated(unsafe) private let savedTerminalSettings: UnsafeMutablePointer<termios> = {
+    let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    settings.initialize(to: termios())
+    return settings
+}()
 nonisolated(unsafe) private var terminalIsRaw: Int32 = 0
 
 /// Raw (non-canonical, no echo) keyboard input on standard input, and its undoing.
@@ -83,8 +90,8 @@ enum TerminalInput {
     /// Switches standard input to single-key input without echo (signals such as Ctrl-C still work),
     /// and arranges for the saved settings to come back at exit and on SIGINT, SIGTERM, SIGHUP.
     static func enterRawMode() {
-        guard isInteractive, tcgetattr(STDIN_FILENO, &savedTerminalSettings) == 0 else { return }
-        var raw = savedTerminalSettings
+        guard isInteractive, tcgetattr(STDIN_FILENO, savedTerminalSettings) == 0 else { return }
+        var raw = savedTerminalSettings.pointee
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &raw.c_cc) { cc in
             cc[Int(VMIN)] = 1
@@ -108,7 +115,7 @@ enum TerminalInput {
     static func restore() {
         guard terminalIsRaw == 1 else { return }
         terminalIsRaw = 0
-        tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminalSettings)
+        tcsetattr(STDIN_FILENO, TCSANOW, savedTerminalSettings)
     }
 
     /// Reads keys on a background thread and hands each to `handler` on the main queue.
