@@ -127,8 +127,11 @@ package final class Demuxer: @unchecked Sendable {
         shared = Shared(limits: limits, streams: streams)
         let info = source.info
         streamKinds = info.streams.map(\.kind)
-        if let duration = info.durationMicroseconds {
-            containerEnd = CMTime(microseconds: (info.startTimeMicroseconds ?? 0) + duration)
+        // A damaged header can state a start and duration whose sum overflows: then no end is known.
+        if let duration = info.durationMicroseconds,
+            case let (end, overflow) = (info.startTimeMicroseconds ?? 0).addingReportingOverflow(duration), !overflow
+        {
+            containerEnd = CMTime(microseconds: end)
         } else {
             containerEnd = nil
         }

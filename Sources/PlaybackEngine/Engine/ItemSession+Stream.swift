@@ -49,4 +49,13 @@ extension ItemSession {
         guard let mapping = openedSource?.dateMapping else { return nil }
         return itemTime(CMTime(seconds: mapping.seconds(at: date), preferredTimescale: 1_000_000))
     }
+
+    /// A Matroska `DURATION` tag's seconds (`HH:MM:SS.nnnnnnnnn`); nil when it is not one.
+    static func seconds(ofDurationTag tag: String) -> Double? {
+        let parts = tag.split(separator: ":")
+        guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let s = Double(parts[2]),
+            h >= 0, (0..<60).contains(m), (0..<60).contains(s)
+        else { return nil }
+        return h * 3600 + m * 60 + s
+    }
 }

@@ -290,23 +290,18 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         let start =
             info[index].startTime.map { CMTime(ffmpeg: $0, timeBase: base) }
             ?? CMTime(value: container.start ?? 0, timescale: 1_000_000)
-        if let tag = info[index].metadata["DURATION"], let seconds = Self.seconds(ofDurationTag: tag), seconds > 0 {
+        if let tag = info[index].metadata["DURATION"], let seconds = Self.seconds(ofDurationTag: tag), seconds > 0,
+            seconds < 1e9
+        {
             return CMTimeRange(
                 start: itemTime(start), duration: CMTime(seconds: seconds, preferredTimescale: 1_000_000))
         }
-        guard let duration = container.duration else { return nil }
-        let end = CMTime(value: (container.start ?? 0) + duration, timescale: 1_000_000)
+        guard let duration = container.duration,
+            case let (sum, overflow) = (container.start ?? 0).addingReportingOverflow(duration), !overflow
+        else { return nil }
+        let end = CMTime(value: sum, timescale: 1_000_000)
         guard end > start else { return nil }
         return CMTimeRange(start: itemTime(start), end: itemTime(end))
-    }
-
-    /// A Matroska `DURATION` tag's seconds (`HH:MM:SS.nnnnnnnnn`); nil when it is not one.
-    static func seconds(ofDurationTag tag: String) -> Double? {
-        let parts = tag.split(separator: ":")
-        guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let s = Double(parts[2]),
-            h >= 0, (0..<60).contains(m), (0..<60).contains(s)
-        else { return nil }
-        return h * 3600 + m * 60 + s
     }
 
     /// Damage seen so far: reads the demuxer skipped and errors the video decoder counted (rejected packets, failed
