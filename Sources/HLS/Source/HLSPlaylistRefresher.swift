@@ -85,17 +85,23 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
     /// How many target durations a live playlist may stay unchanged before it counts as stopped.
     static let unchangedLimit = 1.5
 
+    /// How many reloads in a row must find it unchanged (the second after the half target duration the
+    /// specification asks for) before it counts as stopped: one late reload on a busy machine is not enough.
+    static let unchangedReloadsToGiveUp = 2
+
     private func run() {
         var lastReload = Date()
         var changed = true
-        // Since when reloads have found the playlist unchanged (or reloading resumed).
+        // Since when reloads have found the playlist unchanged (or reloading resumed), and how many did in a row.
         var unchangedSince = Date()
+        var unchangedReloads = 0
         while !isStopped {
             let current = snapshot
             let target = current.playlist.targetDuration
             let due = lastReload.addingTimeInterval(changed ? target : target / 2)
             if control.reloadsSuspended {
                 unchangedSince = Date()
+                unchangedReloads = 0
                 Thread.sleep(forTimeInterval: 0.05)
                 continue
             }
@@ -130,10 +136,13 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             let reloadedEnd = playlist.mediaSequence + playlist.segments.count
             changed = reloadedEnd != listedEnd || playlist.hasEndList != old.hasEndList
             let unchangedFor = Date().timeIntervalSince(unchangedSince)
+            unchangedReloads = changed ? 0 : unchangedReloads + 1
             if changed {
                 unchangedSince = Date()
                 condition.withLock { lastFailure = nil }
-            } else if target > 0, unchangedFor > Self.unchangedLimit * target {
+            } else if target > 0, unchangedFor > Self.unchangedLimit * target,
+                unchangedReloads >= Self.unchangedReloadsToGiveUp
+            {
                 condition.withLock {
                     lastFailure = FFmpegError(
                         code: FFmpegError.invalidData.code,
