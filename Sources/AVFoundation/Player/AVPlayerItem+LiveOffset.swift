@@ -70,13 +70,19 @@ extension AVPlayerItem {
         session.setLiveReloadsSuspended(paused && !canUseNetworkResourcesForLiveStreamingWhilePaused)
     }
 
+    /// How far before the window's start a playhead still counts as inside its first segment: the streams of a
+    /// segment start a few frames apart (audio before video, or another rendition's), the item's time zero is the
+    /// earliest of them and the window starts at the variant's, so a just-opened item sits a little before its
+    /// window. (Seeking there re-fetched the first segments and showed the first picture twice.)
+    static let liveWindowStartSlack = CMTime(value: 1, timescale: 4)
+
     /// A playing live item whose playhead the window left behind (while paused) goes to the window's start.
     func catchUpWithLiveWindow() {
         guard let session = read({ $0.session }), session.isLive,
             let window = read({ $0.seekableTimeRanges }).first?.timeRangeValue, window.start > .zero
         else { return }
         let now = currentTime()
-        guard now.isNumeric, now < window.start else { return }
+        guard now.isNumeric, now < window.start - Self.liveWindowStartSlack else { return }
         let started: Bool = mutate { s in
             guard !s.liveCatchUpPending else { return false }
             s.liveCatchUpPending = true
