@@ -252,6 +252,21 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertTrue(row.contains(" 127.0.0.1 2 6 "), row)
     }
 
+    /// A server named by its host name (`localhost`): the logs give its address, not the name, the same for every
+    /// request (no change counted).
+    func test_accessLog_givesTheAddressAHostNameResolvedTo() throws {
+        var components = try XCTUnwrap(
+            URLComponents(url: server.url("hls/ts/360p.m3u8"), resolvingAgainstBaseURL: false))
+        components.host = "localhost"
+        let (_, item, ends, _) = play(try XCTUnwrap(components.url))
+        XCTAssertEqual(ends.count, 1, "\(String(describing: item.error))")
+        let event = try XCTUnwrap(item.accessLog()?.events.last)
+        XCTAssertGreaterThan(event.numberOfMediaRequests, 1)
+        XCTAssertTrue(
+            ["127.0.0.1", "::1"].contains(event.serverAddress ?? ""), "\(String(describing: event.serverAddress))")
+        XCTAssertEqual(event.numberOfServerAddressChanges, 0)
+    }
+
     /// An item that leaves its player and joins it again plays from a new source, whose network log starts from
     /// zero: the period after it counts that source's requests, not the old source's count of them.
     func test_accessLog_afterTheItemRejoinsItsPlayer_countsTheNewSourcesRequests() throws {

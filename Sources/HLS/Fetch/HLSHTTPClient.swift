@@ -15,6 +15,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     private let options: SourceOptions
     /// Where finished transfers and failed requests are recorded.
     let log = NetworkLog()
+    /// The servers' addresses the logs report.
+    private let addresses = ServerAddresses()
     private let lock = NSLock()
     /// Guarded by `lock`: the bodies of the transfers in flight, by task.
     private var streams: [Int: HTTPBodyStream] = [:]
@@ -149,7 +151,7 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         {
             log.record(
                 NetworkLog.Failure(
-                    date: Date(), uri: stream.url.absoluteString, serverAddress: stream.url.host,
+                    date: Date(), uri: stream.url.absoluteString, serverAddress: addresses.address(of: stream.url),
                     statusCode: http.statusCode, domain: "HTTP",
                     comment: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
                     responseHeaders: Self.headers(of: http)))
@@ -198,7 +200,7 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     /// transport failure (a refused status was logged with its response; tasks are cancelled only after such a
     /// status).
     private func record(_ stream: HTTPBodyStream, error: (any Error)?) {
-        let host = stream.url.host
+        let host = addresses.address(of: stream.url)
         if let error {
             let transport = error as? URLError
             guard transport?.code != .cancelled else { return }
