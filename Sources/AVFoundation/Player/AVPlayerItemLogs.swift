@@ -62,10 +62,11 @@ open class AVPlayerItemAccessLogEvent: NSObject, NSCopying, @unchecked Sendable 
     public internal(set) var playbackStartDate: Date?
     /// The URI played.
     public internal(set) var uri: String?
-    /// The server's address, if known.
+    /// The IP address of the server of the last media request (the first address its host name resolves to), if
+    /// known.
     public internal(set) var serverAddress: String?
-    /// How often the server changed between one media request of the period and the next (their URLs' hosts, in
-    /// the order the requests started; "s-ip-changes"); −1 when not known (a file).
+    /// How often the server changed between one media request of the period and the next (their servers'
+    /// addresses, in the order the requests started; "s-ip-changes"); −1 when not known (a file).
     public internal(set) var numberOfServerAddressChanges: Int = -1
     /// A unique identifier of the playback session.
     public internal(set) var playbackSessionID: String?
