@@ -107,6 +107,9 @@ export FUZZ_CHUNK_FuzzOpenProbe := 200000
 export FUZZ_CHUNK_FuzzDemuxDecodeSeek := 200000
 
 fuzz: bootstrap fixtures
+	@# The build plan is made again: SwiftPM keeps the old one, without files added to the main package since, for a
+	@# package depended on by path (the build then fails on a missing symbol).
+	rm -f .build/fuzz/release.yaml
 	$(SWIFT) build -c release --package-path Fuzz --scratch-path .build/fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing
 	@mkdir -p Fuzz/artifacts
