@@ -99,6 +99,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         var criteria: [AVMediaCharacteristic: AVPlayerMediaSelectionCriteria] = [:]
         var allowsExternalPlayback = true
         var preventsDisplaySleepDuringVideoPlayback = true
+        var audiovisualBackgroundPlaybackPolicy = AVPlayerAudiovisualBackgroundPlaybackPolicy.automatic
+        var preferredVideoDecoderGPURegistryID: UInt64 = 0
         var audioOutputDeviceUniqueID: String?
         var observerTokens: Set<UInt64> = []
         var playStart: (date: Date, itemTime: CMTime, dropped: Int, stalls: Int)?

@@ -69,6 +69,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var preferredMaximumResolution = CGSize.zero
         var preferredMaximumResolutionForExpensiveNetworks = CGSize.zero
         var canUseNetworkResourcesForLiveStreamingWhilePaused = false
+        var videoApertureMode = AVVideoApertureMode.cleanAperture
+        var allowedAudioSpatializationFormats: AVAudioSpatializationFormats?
+        var appliesPerFrameHDRDisplayMetadata = true
         /// The live offsets (see `AVPlayerItem+LiveOffset.swift`): the app's (invalid: not set), the recommended one
         /// (invalid until a live item is ready), and the offset from the window's end when the last stall began.
         var configuredTimeOffsetFromLive = CMTime.invalid
