@@ -139,7 +139,7 @@ struct HTTPTestConnection {
                 HTTPTestRequestRecord(
                     method: request.method, path: request.path, range: request.headers["range"], status: 0,
                     bytesSent: 0, connection: number, faults: faults, throttleTicks: 0, waitedBeforeHeaders: 0,
-                    wasReset: false, start: start, end: nil))
+                    wasReset: false, start: start, end: nil, headers: request.headers))
             return (faults, state.routes[request.path], state.log.count - 1)
         }
         var record = Progress()

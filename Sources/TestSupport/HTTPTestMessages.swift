@@ -74,4 +74,6 @@ public struct HTTPTestRequestRecord: Sendable {
     public var start: Date
     /// When its answer ended (or the connection was given up); `nil` while it is being served.
     public var end: Date?
+    /// The request's header fields (names lowercased).
+    public var headers: [String: String] = [:]
 }

@@ -428,8 +428,23 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
                 sendable[k] = n.boolValue
             }
         }
+        // Every HTTP request of the asset names its session, as Apple's do (a header the app sets wins).
+        let session = UUID()
+        httpSessionIdentifier = session
+        var headers = sendable["AVURLAssetHTTPHeaderFieldsKey"] as? [String: String] ?? [:]
+        if !headers.keys.contains(where: { $0.caseInsensitiveCompare(Self.sessionHeader) == .orderedSame }) {
+            headers[Self.sessionHeader] = session.uuidString
+        }
+        sendable["AVURLAssetHTTPHeaderFieldsKey"] = headers
         super.init(url: URL, loaderOptions: sendable)
     }
+
+    /// The identifier of the HTTP session the asset's requests belong to: sent with each of them (media playlists,
+    /// segments, keys, progressive downloads) as `X-Playback-Session-Id`, as Apple's players do.
+    public let httpSessionIdentifier: UUID
+
+    /// The request header that carries ``httpSessionIdentifier``.
+    static let sessionHeader = "X-Playback-Session-Id"
 
     public convenience init(url URL: URL) {
         self.init(url: URL, options: nil)

@@ -32,7 +32,7 @@ open class AVAssetTrack: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @un
         "decodable", "enabled", "minFrameDuration", "naturalTimeScale", "estimatedDataRate", "languageCode",
         "extendedLanguageTag", "preferredVolume", "mediaCharacteristics", "requiresFrameReordering",
         "totalSampleDataLength", "metadata", "commonMetadata", "availableMetadataFormats", "selfContained",
-        "segments", "hasAudioSampleDependencies",
+        "segments", "hasAudioSampleDependencies", "availableTrackAssociationTypes",
     ]
 
     public func statusOfValue(forKey key: String, error outError: NSErrorPointer) -> AVKeyValueStatus {

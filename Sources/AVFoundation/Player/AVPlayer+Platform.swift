@@ -28,7 +28,7 @@ extension AVPlayer {
     }
 
     /// The clock the player's timebase follows: the old name of ``sourceClock`` (the same property).
-    @available(*, deprecated, renamed: "sourceClock")
+    @available(iOS, deprecated: 18.0, renamed: "sourceClock")
     public var masterClock: CMClock? {
         get { sourceClock }
         set { sourceClock = newValue }
@@ -55,11 +55,11 @@ extension AVPlayer {
     }
 
     /// The HDR modes the display supports: none (see ``eligibleForHDRPlayback``).
-    @available(*, deprecated, message: "Use eligibleForHDRPlayback instead")
+    @available(iOS, deprecated: 100000, message: "Use eligibleForHDRPlayback instead")
     public class var availableHDRModes: HDRMode { [] }
 
     /// Posted when ``availableHDRModes`` changes: never here.
-    @available(*, deprecated, message: "Use eligibleForHDRPlaybackDidChangeNotification instead")
+    @available(iOS, deprecated: 100000, message: "Use eligibleForHDRPlaybackDidChangeNotification instead")
     public static let availableHDRModesDidChangeNotification = NSNotification.Name(
         "AVPlayerAvailableHDRModesDidChangeNotification")
 }

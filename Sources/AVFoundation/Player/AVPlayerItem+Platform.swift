@@ -49,7 +49,7 @@ extension AVPlayerItem {
 
     /// Whether spatialization is allowed: whether ``allowedAudioSpatializationFormats`` allows any layout; setting
     /// false allows none, true the default for video content.
-    @available(*, deprecated, renamed: "allowedAudioSpatializationFormats")
+    @available(iOS, deprecated: 18.0, renamed: "allowedAudioSpatializationFormats")
     public var isAudioSpatializationAllowed: Bool {
         get { !allowedAudioSpatializationFormats.isEmpty }
         set { allowedAudioSpatializationFormats = newValue ? .monoStereoAndMultichannel : [] }
