@@ -17,12 +17,14 @@ import PlaybackEngine
 /// delivered.
 ///
 /// Sources: `timed_id3` data streams (ID3 in MPEG-TS) of files on this machine, read ahead of playback, and of
-/// network files and HLS segments, read with the played packets; ICY (SHOUTcast/Icecast) `StreamTitle` changes of
-/// HTTP streams as they arrive (see `README.md`).
+/// network files and HLS segments, read with the played packets; ID3 tags in `emsg` boxes of HLS fragmented-MP4
+/// segments, found as the segments are read; ICY (SHOUTcast/Icecast) `StreamTitle` changes of HTTP streams as they
+/// arrive (see `README.md`).
 ///
 /// Differs from Apple:
 /// - With no delegate queue the delegate is called on the main queue.
-/// - `track` is the item's metadata track the tag came from, nil for ICY titles (carried by the transport).
+/// - `track` is the item's metadata track the tag came from, nil for ICY titles (carried by the transport) and
+///   `emsg` tags (carried beside the segments' tracks).
 ///
 /// Thread-safe: every member may be called from any thread.
 open class AVPlayerItemMetadataOutput: AVPlayerItemOutput, @unchecked Sendable {
@@ -124,7 +126,7 @@ open class AVPlayerItemMetadataOutput: AVPlayerItemOutput, @unchecked Sendable {
 /// nothing.
 public protocol AVPlayerItemMetadataOutputPushDelegate: AVPlayerItemOutputPushDelegate {
     /// Timed metadata reached: one group per call here (groups in one call never overlap), with the item's track
-    /// it came from (nil for ICY titles).
+    /// it came from (nil for ICY titles and `emsg` tags).
     func metadataOutput(
         _ output: AVPlayerItemMetadataOutput, didOutputTimedMetadataGroups groups: [AVTimedMetadataGroup],
         from track: AVPlayerItemTrack?)

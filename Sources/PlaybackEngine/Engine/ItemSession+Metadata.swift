@@ -21,8 +21,9 @@ extension ItemSession {
         if installed { reader.start() }
     }
 
-    /// Adds an ID3 tag of stream `stream` read with the played packets (network inputs) at `itemTime`.
-    func addID3Tag(_ bytes: [UInt8], stream: Int, at itemTime: CMTime?) {
+    /// Adds an ID3 tag of stream `stream` read with the played packets (network inputs), or found by the source
+    /// beside them (`stream` nil: HLS `emsg` boxes), at `itemTime`.
+    func addID3Tag(_ bytes: [UInt8], stream: Int?, at itemTime: CMTime?) {
         let frames = ID3Tag.frames(bytes)
         guard let itemTime, !frames.isEmpty else { return }
         timedMetadata.add(TimedMetadataSample(streamIndex: stream, time: max(.zero, itemTime), payload: .id3(frames)))
