@@ -80,9 +80,11 @@ final class EmsgMetadataOutputTests: XCTestCase {
         for e in s.log.events {
             if case .groups(_, let track) = e { XCTAssertNil(track, "emsg tags belong to no track") }
         }
-        XCTAssertEqual(
-            s.item.timedMetadata?.first { $0.identifier == .id3MetadataTitleDescription }?.stringValue,
-            events.last?.title)
+        // `timedMetadata` follows on the main queue.
+        waitUntil("the last tag in timedMetadata") {
+            s.item.timedMetadata?.first { $0.identifier == .id3MetadataTitleDescription }?.stringValue
+                == events.last?.title
+        }
     }
 
     /// Played one frame at a time on a manual clock: each group comes between the ticks a frame either side of its
