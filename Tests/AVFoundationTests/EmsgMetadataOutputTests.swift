@@ -137,6 +137,49 @@ final class EmsgMetadataOutputTests: XCTestCase {
         XCTAssertEqual(Array(s.log.titles.suffix(events.count + 1)), ["flush"] + titles(events[...]))
     }
 
+    /// Plays `url` to its end on an untimed clock with an unfiltered output; the groups delivered.
+    private func groups(playing url: URL) -> [AVTimedMetadataGroup] {
+        let v = VirtualPlayer(captureAudio: false)
+        let item = AVPlayerItem(url: url)
+        let output = AVPlayerItemMetadataOutput(identifiers: nil)
+        let log = MetadataLog()
+        output.setDelegate(log, queue: log.queue)
+        item.add(output)
+        let ended = NotificationLog(.AVPlayerItemDidPlayToEndTime, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        v.player.play()
+        waitUntil("end", timeout: 60) { ended.count > 0 }
+        return log.groups
+    }
+
+    private func title(_ group: AVTimedMetadataGroup) -> String? {
+        group.items.first { $0.identifier == .id3MetadataTitleDescription }?.stringValue
+    }
+
+    /// The first three segments, a discontinuity, then the same three again (their timestamps restart): the tags of
+    /// the second part come 6 s later, where the playlist's durations put that part.
+    func test_emsg_afterADiscontinuity_areOnTheContinuedTimeline() {
+        var playlist = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
+        playlist += "#EXT-X-PLAYLIST-TYPE:VOD\n"
+        for part in 0..<2 {
+            if part == 1 { playlist += "#EXT-X-DISCONTINUITY\n" }
+            playlist += "#EXT-X-MAP:URI=\"init.mp4\"\n"
+            for i in 0..<3 { playlist += "#EXTINF:2.000000,\n" + String(format: "seg_%03d.m4s\n", i) }
+        }
+        playlist += "#EXT-X-ENDLIST\n"
+        let text = playlist
+        server.route("/hls/emsg/spliced.m3u8") { _ in HTTPTestResponse(text: text) }
+        let groups = groups(playing: server.url("hls/emsg/spliced.m3u8"))
+        let part = Array(EmsgID3Fixture.events.prefix(6))
+        XCTAssertEqual(groups.compactMap(title), (part + part).map(\.title))
+        for (k, (group, event)) in zip(groups, part + part).enumerated() {
+            let expected = event.itemTime + (k < 6 ? 0 : 6)
+            XCTAssertEqual(group.timeRange.start.seconds, expected, accuracy: frame, event.title)
+        }
+    }
+
     func test_emsg_identifiers_filterTheItems() {
         let s = makePlayer(identifiers: [AVMetadataIdentifier.id3MetadataUserText.rawValue])
         playToEnd(s)
