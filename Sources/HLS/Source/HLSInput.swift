@@ -353,8 +353,9 @@ final class HLSInput {
     }
 
     /// Tags found by the feed's ``SegmentFeed/eventScanner`` whose discontinuity sequence has no offset yet (its
-    /// demuxer is not open).
+    /// demuxer is not open), the latest ``maximumUnplacedEvents`` of them.
     private var unplacedEvents: [EmsgID3Scanner.Event] = []
+    static let maximumUnplacedEvents = 256
 
     /// The ID3 tags of `emsg` boxes the feed delivered since the last call, in container time: the scanner's time on
     /// the demuxer's timeline plus the offset of the segment's discontinuity sequence (see
@@ -370,10 +371,13 @@ final class HLSInput {
                 unplaced.append(event)
                 continue
             }
-            let microseconds = Int64((event.seconds * 1e6).rounded()) + offset
+            let (microseconds, overflow) = Int64((event.seconds * 1e6).rounded()).addingReportingOverflow(offset)
+            guard !overflow else { continue }
             placed.append(SourceTimedMetadata(bytes: event.payload, time: CMTime(microseconds: microseconds)))
         }
-        unplacedEvents = unplaced
+        // (A sequence's offset is set as soon as its demuxer opens on its first bytes; the cap only bounds a stream
+        // whose demuxer never opens.)
+        unplacedEvents = unplaced.suffix(Self.maximumUnplacedEvents)
         return placed
     }
 }
