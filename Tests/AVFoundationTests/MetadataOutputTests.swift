@@ -7,7 +7,7 @@ import XCTest
 
 /// What a metadata output's delegate saw, in order, merged with periodic time ticks on the same serial queue (the
 /// engine hands both over in playback order, so a group's place among the ticks says when it came).
-private final class MetadataLog: NSObject, AVPlayerItemMetadataOutputPushDelegate, @unchecked Sendable {
+final class MetadataLog: NSObject, AVPlayerItemMetadataOutputPushDelegate, @unchecked Sendable {
     enum Event {
         case groups([AVTimedMetadataGroup], AVPlayerItemTrack?)
         case flushed

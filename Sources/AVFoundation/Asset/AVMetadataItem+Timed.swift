@@ -2,10 +2,10 @@ import CoreMedia
 import Foundation
 import PlaybackEngine
 
-// Timed metadata (ID3 tags of a `timed_id3` stream, ICY titles) as Apple's metadata items.
+// Timed metadata (ID3 tags, ICY titles, Matroska chapter tags) as Apple's metadata items.
 extension AVMetadataItem {
-    /// The items of one timed-metadata sample, each at the sample's time with an indefinite duration (the sample
-    /// holds until the next).
+    /// The items of one timed-metadata sample, each at the sample's time with its duration (a chapter's length), else
+    /// an indefinite one (the sample holds until the next).
     ///
     /// ID3 frames: key space ``AVMetadataKeySpace/id3``, the frame ID as key, identifier `id3/<frame ID>` (Apple's
     /// `id3Metadata…` identifiers). Text frames (`T…`, `W…`, `COMM`) have their text as value (`NSString`); `TXXX`,
@@ -15,7 +15,13 @@ extension AVMetadataItem {
     ///
     /// ICY fields: key space ``AVMetadataKeySpace/icy``, identifier `icy/StreamTitle` etc., the text as value;
     /// `StreamTitle` has the common key `title`.
+    ///
+    /// Matroska chapter tags: key space ``AVMetadataKeySpace/ffmpeg`` (as the file's own Matroska tags), the tag name
+    /// libavformat gives, lower-cased, as key ("title", "artist", "comment" …), identifier `org.ffmpeg/<key>`, the
+    /// text as value, the common key of that tag name where there is one (`title`, `artist`, `description` for
+    /// `comment` …).
     static func items(for sample: TimedMetadataSample) -> [AVMetadataItem] {
+        let duration = sample.duration ?? .indefinite
         switch sample.payload {
         case .id3(let frames):
             return frames.map { frame in
@@ -25,7 +31,7 @@ extension AVMetadataItem {
                 f.identifier = .make(keySpace: .id3, key: frame.id)
                 f.commonKey = frame.id == "TIT2" ? .commonKeyTitle : nil
                 f.time = sample.time
-                f.duration = .indefinite
+                f.duration = duration
                 if let text = frame.text {
                     f.value = NSString(string: text)
                     f.dataType = kCMMetadataBaseDataType_UTF8
@@ -44,8 +50,21 @@ extension AVMetadataItem {
                 f.identifier = .make(keySpace: .icy, key: field.key)
                 f.commonKey = field.key == "StreamTitle" ? .commonKeyTitle : nil
                 f.time = sample.time
-                f.duration = .indefinite
+                f.duration = duration
                 f.value = NSString(string: field.value)
+                f.dataType = kCMMetadataBaseDataType_UTF8
+                return AVMetadataItem(fields: f)
+            }
+        case .chapterTags(let tags):
+            return tags.map { tag in
+                var f = Fields()
+                f.keySpace = .ffmpeg
+                f.key = NSString(string: tag.key)
+                f.identifier = .make(keySpace: .ffmpeg, key: tag.key)
+                f.commonKey = commonKeys[tag.key]
+                f.time = sample.time
+                f.duration = duration
+                f.value = NSString(string: tag.value)
                 f.dataType = kCMMetadataBaseDataType_UTF8
                 return AVMetadataItem(fields: f)
             }

@@ -285,7 +285,7 @@ public struct AVMetadataExtraAttributeKey: RawRepresentable, Hashable, Sendable 
 
 extension AVMetadataItem {
     /// Container tags (FFmpeg names) → Apple's common keys.
-    private static let commonKeys: [String: AVMetadataKey] = [
+    static let commonKeys: [String: AVMetadataKey] = [
         "title": .commonKeyTitle, "artist": .commonKeyArtist, "album": .commonKeyAlbumName,
         "album_artist": .commonKeyAuthor, "composer": .commonKeyCreator, "creation_time": .commonKeyCreationDate,
         "date": .commonKeyCreationDate, "comment": .commonKeyDescription, "description": .commonKeyDescription,

@@ -11,18 +11,22 @@ import PlaybackEngine
 ///
 /// Each call carries one ``AVTimedMetadataGroup``: the items of one ID3 tag (or ICY title change), whose
 /// `timeRange` starts at its time with an indefinite duration (it holds until the next), as Apple delivers HLS
-/// ID3. Groups come in order and each once as playback passes them; at the start of playback and after a seek
+/// ID3; or a Matroska chapter's tags over the chapter's time range. Groups come in order and each once as playback passes them; at the start of playback and after a seek
 /// (announced by ``AVPlayerItemOutputPushDelegate/outputSequenceWasFlushed(_:)``) the group in effect there comes
 /// first. Items whose identifier is not among `identifiers` are left out, and a group left with none is not
 /// delivered.
 ///
 /// Sources: `timed_id3` data streams (ID3 in MPEG-TS) of files on this machine, read ahead of playback, and of
-/// network files and HLS segments, read with the played packets; ICY (SHOUTcast/Icecast) `StreamTitle` changes of
-/// HTTP streams as they arrive (see `README.md`).
+/// network files and HLS segments, read with the played packets; ID3 tags in `emsg` boxes of HLS fragmented-MP4
+/// segments, found as the segments are read; ICY (SHOUTcast/Icecast) `StreamTitle` changes of HTTP streams as they
+/// arrive; the chapters of Matroska files, with their titles and the tags that target them (see `README.md`).
 ///
 /// Differs from Apple:
 /// - With no delegate queue the delegate is called on the main queue.
-/// - `track` is the item's metadata track the tag came from, nil for ICY titles (carried by the transport).
+/// - `track` is the item's metadata track the tag came from, nil for ICY titles (carried by the transport), `emsg`
+///   tags (carried beside the segments' tracks) and chapter tags.
+/// - Matroska chapter tags are not Apple's (its players do not read Matroska); their identifiers are
+///   `org.ffmpeg/<tag>`, as the file's own Matroska tags.
 ///
 /// Thread-safe: every member may be called from any thread.
 open class AVPlayerItemMetadataOutput: AVPlayerItemOutput, @unchecked Sendable {
@@ -93,7 +97,7 @@ open class AVPlayerItemMetadataOutput: AVPlayerItemOutput, @unchecked Sendable {
         }
         guard !items.isEmpty else { return }
         let group = AVTimedMetadataGroup(
-            items: items, timeRange: CMTimeRange(start: sample.time, duration: .indefinite))
+            items: items, timeRange: CMTimeRange(start: sample.time, duration: sample.duration ?? .indefinite))
         let track = sample.streamIndex.flatMap { index in
             attachedItem?.tracks.first { $0.assetTrack?.streamIndex == index }
         }
@@ -124,7 +128,7 @@ open class AVPlayerItemMetadataOutput: AVPlayerItemOutput, @unchecked Sendable {
 /// nothing.
 public protocol AVPlayerItemMetadataOutputPushDelegate: AVPlayerItemOutputPushDelegate {
     /// Timed metadata reached: one group per call here (groups in one call never overlap), with the item's track
-    /// it came from (nil for ICY titles).
+    /// it came from (nil for ICY titles, `emsg` tags and chapter tags).
     func metadataOutput(
         _ output: AVPlayerItemMetadataOutput, didOutputTimedMetadataGroups groups: [AVTimedMetadataGroup],
         from track: AVPlayerItemTrack?)

@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
 /// One media playlist being played — a variant, or an alternate audio rendition beside it: its segment feed, the
 /// libavformat demuxer reading that feed, its reloads (live), and the packet read ahead so that ``HLSSource`` can
@@ -349,5 +350,34 @@ final class HLSInput {
 
     deinit {
         refresher?.stop()
+    }
+
+    /// Tags found by the feed's ``SegmentFeed/eventScanner`` whose discontinuity sequence has no offset yet (its
+    /// demuxer is not open), the latest ``maximumUnplacedEvents`` of them.
+    private var unplacedEvents: [EmsgID3Scanner.Event] = []
+    static let maximumUnplacedEvents = 256
+
+    /// The ID3 tags of `emsg` boxes the feed delivered since the last call, in container time: the scanner's time on
+    /// the demuxer's timeline plus the offset of the segment's discontinuity sequence (see
+    /// `HLSInput+Discontinuity.swift`). Cheap when there are none: the demux thread asks after every packet.
+    func takeTimedMetadata() -> [SourceTimedMetadata] {
+        guard feed.eventScanner != nil else { return [] }
+        let events = feed.eventScanner?.takeEvents() ?? []
+        guard !events.isEmpty || !unplacedEvents.isEmpty else { return [] }
+        var placed: [SourceTimedMetadata] = []
+        var unplaced: [EmsgID3Scanner.Event] = []
+        for event in unplacedEvents + events {
+            guard let offset = sequenceOffsets[event.discontinuitySequence] else {
+                unplaced.append(event)
+                continue
+            }
+            let (microseconds, overflow) = Int64((event.seconds * 1e6).rounded()).addingReportingOverflow(offset)
+            guard !overflow else { continue }
+            placed.append(SourceTimedMetadata(bytes: event.payload, time: CMTime(microseconds: microseconds)))
+        }
+        // (A sequence's offset is set as soon as its demuxer opens on its first bytes; the cap only bounds a stream
+        // whose demuxer never opens.)
+        unplacedEvents = unplaced.suffix(Self.maximumUnplacedEvents)
+        return placed
     }
 }

@@ -134,8 +134,13 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                 playlist: playlist, streamOffset: 0, client: client, parser: parser,
                 liveStartOffset: sourceOptions.liveStartOffset, isInterrupted: isInterrupted)
             input.readControl = readControl
-            // The variant's segments are the log's main ones; the others are audio renditions'.
-            if !isMain { input.feed.content = .audioRendition }
+            // The variant's segments are the log's main ones; the others are audio renditions'. Only the variant's
+            // segments are scanned for emsg ID3 tags (a rendition's timeline is shifted by its own edit list).
+            if isMain {
+                input.feed.eventScanner = EmsgID3Scanner()
+            } else {
+                input.feed.content = .audioRendition
+            }
             try input.open(interrupt: interruptFlag)
             return input
         }
@@ -528,6 +533,11 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     }
 
     package func attachedPicture(stream index: Int) -> Packet? { nil }
+
+    /// The ID3 tags of the variant's fragmented-MP4 `emsg` boxes found since the last call (see ``EmsgID3Scanner``).
+    package func takeTimedMetadata() -> [SourceTimedMetadata] {
+        inputs.first?.takeTimedMetadata() ?? []
+    }
 
     package var isAtEndOfInput: Bool { readInputs.allSatisfy { !$0.isActive || $0.isExhausted } }
 

@@ -81,6 +81,9 @@ final class SegmentFeed: ByteStreamReader {
     /// Called when the feed runs out of segments of a live playlist: returns whether new ones were added (after
     /// waiting for a reload); false ends the stream.
     var waitForMoreSegments: (() throws(FFmpegError) -> Bool)?
+    /// Finds the ID3 tags of `emsg` boxes in the fragmented-MP4 segments delivered, when set (the variant's feed:
+    /// libavformat's MP4 demuxer skips those boxes).
+    var eventScanner: EmsgID3Scanner?
 
     init(client: HLSHTTPClient, playlist: HLSMediaPlaylist, startIndex: Int, isInterrupted: @escaping () -> Bool) {
         self.client = client
@@ -112,6 +115,7 @@ final class SegmentFeed: ByteStreamReader {
         isHeldAtSwitch = false
         decidedIndex = nil
         nextIndex = index
+        eventScanner?.finishSegment()
         preamble = Data()
         preambleOffset = 0
         deliveredMap = nil
@@ -182,8 +186,10 @@ final class SegmentFeed: ByteStreamReader {
                 if count > 0 {
                     bytesDelivered += Int64(count)
                     deliveredInSegment += Int64(count)
+                    eventScanner?.consume(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                     return count
                 }
+                eventScanner?.finishSegment()
                 self.current = nil
                 skippedInARow = 0
                 onSegmentFinished?(current.index)
@@ -228,7 +234,10 @@ final class SegmentFeed: ByteStreamReader {
                 preamble = try fetchWhole(map.uri, range: map.byteRange)
                 preambleOffset = 0
                 deliveredMap = map
+                eventScanner?.readInitSection(Array(preamble))
             }
+            eventScanner?.startSegment(
+                discontinuitySequence: segment.discontinuitySequence, fragmented: segment.map != nil)
             let body: any SegmentBody
             deliveredInSegment = 0
             triesOfSegment = 0

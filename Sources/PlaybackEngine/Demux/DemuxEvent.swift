@@ -18,7 +18,8 @@ package enum DemuxEvent: Sendable {
     /// The transport delivered new ICY metadata (`StreamTitle='…';`) while the packet at container time `time`
     /// (nil: unknown) was read.
     case icyMetadata(String, time: CMTime?)
-    /// A packet of a timed-metadata stream (ID3 tags of a `timed_id3` stream) was read: its bytes, its stream, its
-    /// container time (nil: unknown).
-    case timedMetadata([UInt8], stream: Int, time: CMTime?)
+    /// A packet of a timed-metadata stream (ID3 tags of a `timed_id3` stream) was read, or the source found an ID3
+    /// tag beside its packets (HLS `emsg` boxes): its bytes, its stream (nil: none), its container time (nil:
+    /// unknown).
+    case timedMetadata([UInt8], stream: Int?, time: CMTime?)
 }

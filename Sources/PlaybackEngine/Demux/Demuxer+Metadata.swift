@@ -1,12 +1,19 @@
 import CoreMedia
 import FFmpegBridge
 
-/// Timed metadata met while demuxing (demux thread): ID3 packets of a `timed_id3` stream and the transport's ICY
-/// metadata, reported with the time of the packet they came with.
+/// Timed metadata met while demuxing (demux thread): ID3 packets of a `timed_id3` stream, ID3 tags the source found
+/// beside its packets, and the transport's ICY metadata, reported with their times.
 extension Demuxer {
     /// Reports the timed-metadata packet in `scratch` (stream `index`).
     func reportTimedMetadata(stream index: Int) {
         report(.timedMetadata(scratch.withData { Array($0) }, stream: index, time: scratchTime(stream: index)))
+    }
+
+    /// Reports the timed metadata the source found beside its packets (HLS `emsg` ID3 tags), without a stream.
+    func reportSourceMetadata() {
+        for found in source.takeTimedMetadata() {
+            report(.timedMetadata(found.bytes, stream: nil, time: found.time))
+        }
     }
 
     /// Reports the transport's ICY metadata when it changed while the packet in `scratch` was read.

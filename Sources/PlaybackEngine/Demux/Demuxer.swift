@@ -334,6 +334,7 @@ package final class Demuxer: @unchecked Sendable {
             }
             return
         }
+        reportSourceMetadata()
         switch result {
         case .endOfFile:
             reachEnd(with: .endOfFile)

@@ -21,8 +21,28 @@ extension ItemSession {
         if installed { reader.start() }
     }
 
-    /// Adds an ID3 tag of stream `stream` read with the played packets (network inputs) at `itemTime`.
-    func addID3Tag(_ bytes: [UInt8], stream: Int, at itemTime: CMTime?) {
+    /// Adds the tags of a Matroska input's chapters (their titles and the tags targeting them, which libavformat puts
+    /// in the chapters' metadata), each at its chapter's start for the chapter's length.
+    func addChapterTags(_ info: MediaInfo) {
+        guard info.formatName.hasPrefix("matroska"), !info.chapters.isEmpty else { return }
+        let origin = descriptor.timeOrigin
+        for chapter in info.chapters {
+            let tags = chapter.metadata.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }
+            guard !tags.isEmpty else { continue }
+            let start = CMTime(ffmpeg: chapter.start, timeBase: chapter.timeBase)
+            let end = CMTime(ffmpeg: chapter.end, timeBase: chapter.timeBase)
+            guard start.isNumeric else { continue }
+            let duration = end.isNumeric && end > start ? end - start : CMTime.zero
+            timedMetadata.add(
+                TimedMetadataSample(
+                    streamIndex: nil, time: max(.zero, start - origin), duration: duration,
+                    payload: .chapterTags(tags.map { (key: $0.key, value: $0.value) })))
+        }
+    }
+
+    /// Adds an ID3 tag of stream `stream` read with the played packets (network inputs), or found by the source
+    /// beside them (`stream` nil: HLS `emsg` boxes), at `itemTime`.
+    func addID3Tag(_ bytes: [UInt8], stream: Int?, at itemTime: CMTime?) {
         let frames = ID3Tag.frames(bytes)
         guard let itemTime, !frames.isEmpty else { return }
         timedMetadata.add(TimedMetadataSample(streamIndex: stream, time: max(.zero, itemTime), payload: .id3(frames)))

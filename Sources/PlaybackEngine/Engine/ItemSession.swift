@@ -166,6 +166,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         audio?.2.start()
         demuxer.start()
         startTimedMetadataReader(streams: info.streams, local: source.isLocal)
+        addChapterTags(info)
         try waitForFirstFrames()
     }
 

@@ -1,8 +1,8 @@
 import CoreMedia
 import Foundation
 
-/// One piece of timed metadata on an item's timeline: an ID3 tag of a `timed_id3` stream, or a SHOUTcast/Icecast
-/// (ICY) title change.
+/// One piece of timed metadata on an item's timeline: an ID3 tag (of a `timed_id3` stream, or of an HLS `emsg`
+/// box), a SHOUTcast/Icecast (ICY) title change, or a Matroska chapter's tags.
 package struct TimedMetadataSample: Sendable, Equatable {
     /// What the sample carries.
     package enum Payload: Sendable, Equatable {
@@ -10,34 +10,43 @@ package struct TimedMetadataSample: Sendable, Equatable {
         case id3([ID3Frame])
         /// An ICY metadata block's fields (`StreamTitle`, `StreamUrl` …), in the order sent.
         case icy([(key: String, value: String)])
+        /// A Matroska chapter's tags (its title and the tags targeting it), keys lower-cased as libavformat names
+        /// them ("title", "artist" …), sorted by key.
+        case chapterTags([(key: String, value: String)])
 
         package static func == (a: Payload, b: Payload) -> Bool {
             switch (a, b) {
             case (.id3(let x), .id3(let y)): return x == y
-            case (.icy(let x), .icy(let y)): return x.map(\.key) == y.map(\.key) && x.map(\.value) == y.map(\.value)
+            case (.icy(let x), .icy(let y)), (.chapterTags(let x), .chapterTags(let y)):
+                return x.map(\.key) == y.map(\.key) && x.map(\.value) == y.map(\.value)
             default: return false
             }
         }
     }
 
-    /// The container stream it came from (nil for ICY, which the transport carries).
+    /// The container stream it came from (nil for ICY, which the transport carries, HLS `emsg` tags and chapters).
     package var streamIndex: Int?
     /// When it takes effect, in item time.
     package var time: CMTime
+    /// How long it applies (a chapter's length); nil: until the next sample (ID3 tags and ICY titles have no end).
+    package var duration: CMTime?
     /// The payload.
     package var payload: Payload
 
-    package init(streamIndex: Int?, time: CMTime, payload: Payload) {
+    package init(streamIndex: Int?, time: CMTime, duration: CMTime? = nil, payload: Payload) {
         self.streamIndex = streamIndex
         self.time = time
+        self.duration = duration
         self.payload = payload
     }
 }
 
 /// The timed metadata of one item, in time order, as readers find it (a ``TimedMetadataReader`` reading a file's
-/// ID3 streams ahead of playback; the demux thread for ICY titles as they arrive).
+/// ID3 streams ahead of playback; the demux thread for ICY titles and HLS `emsg` tags as they arrive; the session
+/// for a Matroska file's chapter tags, all at once when it opens).
 ///
-/// A sample stays in effect until the next one (ID3 tags in MPEG-TS and ICY titles have no end of their own).
+/// A sample stays in effect until the next one (ID3 tags in MPEG-TS and ICY titles have no end of their own; a
+/// chapter's sample states its length, but followers treat it the same way).
 /// A sample found twice (the same time and payload) is kept once.
 ///
 /// Thread-safe: readers add on their threads, any thread reads.

@@ -129,6 +129,23 @@ package protocol MediaSource: AnyObject, Sendable {
     /// Where a streamed source with variants (HLS) takes its caps and policy and records its variant decisions; nil
     /// for a single rendition. Any thread.
     var variantControl: VariantControl? { get }
+
+    /// The timed metadata the source found outside its streams' packets since the last call (the ID3 tags of HLS
+    /// fragmented-MP4 segments' `emsg` boxes, which libavformat skips), in the order found; empty for media without
+    /// such (files). The reading thread, after each read.
+    func takeTimedMetadata() -> [SourceTimedMetadata]
+}
+
+/// A piece of timed metadata a source found beside its streams (see ``MediaSource/takeTimedMetadata()``): the bytes
+/// of one ID3 tag and when it takes effect, in container time.
+package struct SourceTimedMetadata: Sendable, Equatable {
+    package var bytes: [UInt8]
+    package var time: CMTime
+
+    package init(bytes: [UInt8], time: CMTime) {
+        self.bytes = bytes
+        self.time = time
+    }
 }
 
 extension MediaSource {
@@ -172,6 +189,9 @@ extension MediaSource {
 
     /// A single rendition has no variants to choose from.
     package var variantControl: VariantControl? { nil }
+
+    /// libavformat delivers what it finds as packets.
+    package func takeTimedMetadata() -> [SourceTimedMetadata] { [] }
 
     /// Seeks near `microseconds`: a keyframe at or before it, else the first one after it.
     package func seek(toMicroseconds microseconds: Int64) throws(FFmpegError) {
