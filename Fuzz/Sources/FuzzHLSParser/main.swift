@@ -9,6 +9,10 @@ import FuzzSupport
 /// from a `file:` URL (importing a few variables), and everything the HLS source reads from a parsed playlist is
 /// computed: every URI resolved, segment offsets and lookups, the start segment, the start variant under caps, the
 /// byte-range headers, the IVs, the date mapping and the live window. Parsing must refuse or succeed, never trap.
+///
+/// The same input is also read as fragmented-MP4 bytes by the `emsg` scanner (a 4-byte big-endian length, that many
+/// bytes of init section, then the segment, fed in slices whose sizes the input chooses) and every tag found, and
+/// the input itself, by the ID3 parser: tags must have finite times, nothing may trap.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHLSParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
@@ -20,7 +24,35 @@ public func fuzzHLSParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case .multivariant(let presentation): walk(presentation)
         }
     }
+    scanEventMessages(data, size)
+    sink &+= ID3Tag.frames(Array(bytes)).count
     return 0
+}
+
+/// Feeds the input to ``EmsgID3Scanner`` as an init section and a segment (see the harness's description).
+private func scanEventMessages(_ data: UnsafePointer<UInt8>, _ size: Int) {
+    guard size >= 5 else { return }
+    let declared = Int(data[0]) << 24 | Int(data[1]) << 16 | Int(data[2]) << 8 | Int(data[3])
+    let initLength = min(declared, size - 4)
+    var scanner = EmsgID3Scanner()
+    scanner.readInitSection(Array(UnsafeBufferPointer(start: data + 4, count: initLength)))
+    let segment = UnsafeRawBufferPointer(start: data + 4 + initLength, count: size - 4 - initLength)
+    // Slices of 1 to 256 bytes, their sizes taken from the segment's own bytes, then the rest at once.
+    for sequence in 0..<2 {
+        scanner.startSegment(discontinuitySequence: sequence, fragmented: true)
+        var offset = 0
+        while offset < segment.count {
+            let slice = sequence == 0 ? Int(segment[offset]) + 1 : segment.count
+            let end = min(segment.count, offset + slice)
+            scanner.consume(UnsafeRawBufferPointer(rebasing: segment[offset..<end]))
+            offset = end
+        }
+        scanner.finishSegment()
+        for event in scanner.takeEvents() {
+            precondition(event.seconds.isFinite, "an emsg tag at \(event.seconds) s")
+            sink &+= ID3Tag.frames(event.payload).count
+        }
+    }
 }
 
 /// Where the playlist was fetched from: a remote playlist and a local one (whose rules on URIs differ).
