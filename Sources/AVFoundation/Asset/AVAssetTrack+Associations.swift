@@ -4,7 +4,9 @@ import Foundation
 extension AVAssetTrack {
     /// Kinds of association between tracks (the QuickTime track reference types).
     public struct AssociationType: RawRepresentable, Hashable, Sendable {
+        /// The type's four-character code (the track reference type).
         public let rawValue: String
+        /// The association type with the code `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The associated track has the same content in a more widely supported format.
         public static let audioFallback = AssociationType(rawValue: "fall")

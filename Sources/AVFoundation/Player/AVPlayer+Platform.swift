@@ -9,6 +9,16 @@ public enum AVPlayerAudiovisualBackgroundPlaybackPolicy: Int, Sendable {
     case pauses = 2
     /// Playback continues if possible.
     case continuesIfPossible = 3
+
+    /// The policy with Apple's raw value (1…3); nil for another value.
+    public init?(rawValue: Int) {
+        switch rawValue {
+        case 1: self = .automatic
+        case 2: self = .pauses
+        case 3: self = .continuesIfPossible
+        default: return nil
+        }
+    }
 }
 
 extension AVPlayer {
@@ -44,7 +54,9 @@ extension AVPlayer {
 
     /// HDR modes a display may support (deprecated by Apple in favour of ``eligibleForHDRPlayback``).
     public struct HDRMode: OptionSet, Sendable {
+        /// The modes' bits (Apple's values).
         public let rawValue: Int
+        /// The modes whose bits `rawValue` has.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Hybrid Log-Gamma.
         public static let hlg = HDRMode(rawValue: 0x1)

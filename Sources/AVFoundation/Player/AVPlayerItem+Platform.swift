@@ -3,7 +3,9 @@ import Foundation
 
 /// How a video's picture is scaled or cropped.
 public struct AVVideoApertureMode: RawRepresentable, Hashable, Sendable {
+    /// The mode's name (Apple's string).
     public let rawValue: String
+    /// The mode named `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
     /// The pixel aspect ratio and the clean aperture are applied.
     public static let cleanAperture = AVVideoApertureMode(rawValue: "CleanAperture")
@@ -15,7 +17,9 @@ public struct AVVideoApertureMode: RawRepresentable, Hashable, Sendable {
 
 /// The source channel layouts a player item allows to be spatialized.
 public struct AVAudioSpatializationFormats: OptionSet, Sendable {
+    /// The formats' bits (Apple's values: mono 1, stereo 2, multichannel 4).
     public let rawValue: UInt
+    /// The formats whose bits `rawValue` has.
     public init(rawValue: UInt) { self.rawValue = rawValue }
     /// Mono and stereo layouts.
     public static let monoAndStereo = AVAudioSpatializationFormats(rawValue: 0x3)
