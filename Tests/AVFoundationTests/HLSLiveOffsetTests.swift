@@ -145,7 +145,12 @@ final class HLSLiveOffsetTests: XCTestCase {
         XCTAssertEqual(run.recommended.map(\.seconds), [6, 8])
         XCTAssertLessThan(run.offsetAtStall, 1, "stalled at the edge")
         // The next pictures are the loop's first (VOD frame 0 on), right after the last one shown before.
-        waitUntil("the loop's pictures", timeout: 30) { run.frames.indices.contains(10) }
+        waitUntil(
+            "the loop's pictures: last \(run.frames.indices.suffix(12)), \(run.player.timeControlStatus.rawValue) "
+                + "\(run.player.reasonForWaitingToPlay?.rawValue ?? "-") at \(run.item.currentTime().seconds) s in "
+                + "\(run.item.seekableTimeRanges.map(\.timeRangeValue)), \(String(describing: run.item.error))",
+            timeout: 30
+        ) { run.frames.indices.contains(10) }
         let indices = run.frames.indices.compactMap { $0 }
         let loopStart = try XCTUnwrap(indices.firstIndex { $0 < 20 })
         XCTAssertGreaterThan(indices[max(0, loopStart - 1)], 280, "\(indices.suffix(40))")

@@ -68,15 +68,16 @@ struct VirtualPlayer {
     }
 }
 
-/// Waits (running the main run loop, where KVO and observers are delivered) until `condition`.
+/// Waits (running the main run loop, where KVO and observers are delivered) until `condition`. `description` is
+/// evaluated when the wait times out, so it can report the state then.
 func waitUntil(
-    _ description: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
-    _ condition: () -> Bool
+    _ description: @autoclosure () -> String, timeout: TimeInterval = 20, file: StaticString = #filePath,
+    line: UInt = #line, _ condition: () -> Bool
 ) {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
         if Date() > deadline {
-            XCTFail("timed out waiting for \(description)", file: file, line: line)
+            XCTFail("timed out waiting for \(description())", file: file, line: line)
             return
         }
         RunLoop.main.run(until: Date().addingTimeInterval(0.005))
