@@ -26,7 +26,7 @@ final class TimedMetadataReaderTests: XCTestCase {
         let url = try TimedID3Fixture.url()
         let source = FFmpegSource(url: url)
         try source.open()
-        let indices = Set(source.info.streams.filter(TimedMetadataReader.reads).map(\.index))
+        let indices = Set(source.info.streams.filter { TimedMetadataReader.reads($0) }.map(\.index))
         XCTAssertEqual(indices.count, 1)
         let origin = CMTime(value: source.info.startTimeMicroseconds ?? 0, timescale: 1_000_000)
         let store = TimedMetadataStore()

@@ -55,6 +55,19 @@ extension AVMetadataItem {
                 f.dataType = kCMMetadataBaseDataType_UTF8
                 return AVMetadataItem(fields: f)
             }
+        case .keyedValues(let values):
+            return values.map { entry in
+                var f = Fields()
+                let space = AVMetadataKeySpace(rawValue: entry.key.namespace)
+                f.keySpace = space
+                f.key = NSString(string: entry.key.name)
+                f.identifier = .make(keySpace: space, key: entry.key.name)
+                f.commonKey = space == .quickTimeMetadata ? quickTimeCommonKeys[entry.key.name] : nil
+                f.time = sample.time
+                f.duration = duration
+                (f.value, f.dataType) = Self.keyedValue(entry.value, type: entry.key.dataType)
+                return AVMetadataItem(fields: f)
+            }
         case .chapterTags(let tags):
             return tags.map { tag in
                 var f = Fields()
@@ -70,4 +83,40 @@ extension AVMetadataItem {
             }
         }
     }
+
+    /// A QuickTime timed-metadata value as Apple gives it (`NSString`, `NSNumber`, `NSData`) with its data type.
+    static func keyedValue(
+        _ value: MetadataKeyTable.Value, type: UInt32?
+    ) -> (value: (any NSCopying & NSObjectProtocol)?, dataType: String?) {
+        switch value {
+        case .string(let text):
+            return (NSString(string: text), type == 2 ? kCMMetadataBaseDataType_UTF16 : kCMMetadataBaseDataType_UTF8)
+        case .integer(let number):
+            let types: [UInt32: String] = [
+                65: kCMMetadataBaseDataType_SInt8, 66: kCMMetadataBaseDataType_SInt16,
+                67: kCMMetadataBaseDataType_SInt32, 75: kCMMetadataBaseDataType_UInt8,
+                76: kCMMetadataBaseDataType_UInt16, 77: kCMMetadataBaseDataType_UInt32,
+                22: kCMMetadataBaseDataType_UInt64, 78: kCMMetadataBaseDataType_UInt64,
+            ]
+            return (NSNumber(value: number), type.flatMap { types[$0] } ?? kCMMetadataBaseDataType_SInt64)
+        case .float(let number):
+            return (
+                NSNumber(value: number), type == 23 ? kCMMetadataBaseDataType_Float32 : kCMMetadataBaseDataType_Float64
+            )
+        case .data(let bytes):
+            return (NSData(data: Data(bytes)), kCMMetadataBaseDataType_RawData)
+        }
+    }
+
+    /// The common keys of Apple's QuickTime metadata keys (`com.apple.quicktime.*`).
+    static let quickTimeCommonKeys: [String: AVMetadataKey] = [
+        "com.apple.quicktime.title": .commonKeyTitle, "com.apple.quicktime.artist": .commonKeyArtist,
+        "com.apple.quicktime.album": .commonKeyAlbumName, "com.apple.quicktime.author": .commonKeyAuthor,
+        "com.apple.quicktime.description": .commonKeyDescription,
+        "com.apple.quicktime.creationdate": .commonKeyCreationDate,
+        "com.apple.quicktime.location.ISO6709": .commonKeyLocation,
+        "com.apple.quicktime.copyright": .commonKeyCopyrights, "com.apple.quicktime.publisher": .commonKeyPublisher,
+        "com.apple.quicktime.software": .commonKeySoftware, "com.apple.quicktime.make": .commonKeyMake,
+        "com.apple.quicktime.model": .commonKeyModel,
+    ]
 }

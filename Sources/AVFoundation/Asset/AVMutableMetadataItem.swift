@@ -122,8 +122,26 @@ open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
 
 /// Text in UTF-8 (Apple's `kCMMetadataBaseDataType_UTF8`).
 public let kCMMetadataBaseDataType_UTF8 = "com.apple.metadata.datatype.UTF-8"
+/// Text in big-endian UTF-16.
+public let kCMMetadataBaseDataType_UTF16 = "com.apple.metadata.datatype.UTF-16"
+/// A signed 8-bit integer.
+public let kCMMetadataBaseDataType_SInt8 = "com.apple.metadata.datatype.int8"
+/// A signed 16-bit integer.
+public let kCMMetadataBaseDataType_SInt16 = "com.apple.metadata.datatype.int16"
+/// A signed 32-bit integer.
+public let kCMMetadataBaseDataType_SInt32 = "com.apple.metadata.datatype.int32"
 /// A signed 64-bit integer.
 public let kCMMetadataBaseDataType_SInt64 = "com.apple.metadata.datatype.int64"
+/// An unsigned 8-bit integer.
+public let kCMMetadataBaseDataType_UInt8 = "com.apple.metadata.datatype.uint8"
+/// An unsigned 16-bit integer.
+public let kCMMetadataBaseDataType_UInt16 = "com.apple.metadata.datatype.uint16"
+/// An unsigned 32-bit integer.
+public let kCMMetadataBaseDataType_UInt32 = "com.apple.metadata.datatype.uint32"
+/// An unsigned 64-bit integer.
+public let kCMMetadataBaseDataType_UInt64 = "com.apple.metadata.datatype.uint64"
+/// A 32-bit float.
+public let kCMMetadataBaseDataType_Float32 = "com.apple.metadata.datatype.float32"
 /// A 64-bit float.
 public let kCMMetadataBaseDataType_Float64 = "com.apple.metadata.datatype.float64"
 /// Bytes without a type.

@@ -19,7 +19,8 @@ import PlaybackEngine
 /// Sources: `timed_id3` data streams (ID3 in MPEG-TS) of files on this machine, read ahead of playback, and of
 /// network files and HLS segments, read with the played packets; ID3 tags in `emsg` boxes of HLS fragmented-MP4
 /// segments, found as the segments are read; ICY (SHOUTcast/Icecast) `StreamTitle` changes of HTTP streams as they
-/// arrive; the chapters of Matroska files, with their titles and the tags that target them (see `README.md`).
+/// arrive; the chapters of Matroska files, with their titles and the tags that target them; QuickTime timed-metadata
+/// (`mebx`) tracks of files on this machine, read ahead of playback, one group per sample (see `README.md`).
 ///
 /// Differs from Apple:
 /// - With no delegate queue the delegate is called on the main queue.

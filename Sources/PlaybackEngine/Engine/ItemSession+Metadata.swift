@@ -8,17 +8,35 @@ extension ItemSession {
     /// Starts reading the timed ID3 streams among `streams` into ``timedMetadata``, when the input is on this
     /// machine (a second pass over a network input would download it again) and has any.
     func startTimedMetadataReader(streams: [StreamInfo], local: Bool) {
-        let indices = Set(streams.filter(TimedMetadataReader.reads).map(\.index))
-        guard local, !indices.isEmpty else { return }
+        guard local else { return }
+        // QuickTime timed-metadata tracks need their key tables, which libavformat drops: read from the file.
+        var tables: [Int32: MetadataKeyTable] = [:]
+        if streams.contains(where: { $0.kind == .data && $0.codecTag == TimedMetadataReader.mebxTag }),
+            let path = localPath
+        {
+            tables = MetadataKeyTable.tables(inFileAt: path)
+        }
+        let read = streams.filter { TimedMetadataReader.reads($0, keyTables: tables) }
+        guard !read.isEmpty else { return }
+        var byStream: [Int: MetadataKeyTable] = [:]
+        for stream in read { byStream[stream.index] = tables[stream.containerID] }
         let reader = TimedMetadataReader(
-            source: makeIndependentSource(), streamIndices: indices, timeOrigin: descriptor.timeOrigin,
-            store: timedMetadata)
+            source: makeIndependentSource(), streamIndices: Set(read.map(\.index)), keyTables: byStream,
+            timeOrigin: descriptor.timeOrigin, store: timedMetadata)
         let installed: Bool = lock.withLock {
             if stopped || metadataReader != nil { return false }
             metadataReader = reader
             return true
         }
         if installed { reader.start() }
+    }
+
+    /// The file the item reads, when its location is a path or a `file:` URL.
+    private var localPath: String? {
+        let location = descriptor.location
+        if location.hasPrefix("/") { return location }
+        guard let url = URL(string: location), url.isFileURL else { return nil }
+        return url.path
     }
 
     /// Adds the tags of a Matroska input's chapters (their titles and the tags targeting them, which libavformat puts

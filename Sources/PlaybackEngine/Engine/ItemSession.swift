@@ -137,7 +137,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         if let forward = descriptor.forwardBufferDuration, forward > 0 { limits.forwardDuration = forward }
         // A network input's ID3 streams come with the played packets (a second pass would download it again).
         let metadataStreams =
-            source.isLocal ? [] : Set(info.streams.filter(TimedMetadataReader.reads).map(\.index))
+            source.isLocal ? [] : Set(info.streams.filter { TimedMetadataReader.reads($0) }.map(\.index))
         let demuxer = Demuxer(source: source, streams: queues, limits: limits, metadataStreams: metadataStreams)
         demuxer.onEvent = { [weak self] event in self?.demuxEvent(event) }
         demuxer.onSeek = { [weak self] target, _ in self?.seekPerformed(target: target, failed: false) }

@@ -2,7 +2,8 @@ import CoreMedia
 import FFmpegBridge
 import Foundation
 
-/// Reads an item's timed ID3 streams (`timed_id3`, as MPEG-TS carries them) from start to end on its own thread,
+/// Reads an item's timed ID3 streams (`timed_id3`, as MPEG-TS carries them) and QuickTime timed-metadata tracks
+/// (`mebx`, decoded with their ``MetadataKeyTable``) from start to end on its own thread,
 /// through a source of its own, into a ``TimedMetadataStore`` in item time — ahead of playback, as the
 /// ``SubtitleTrackReader`` reads subtitles, so that seeks, rates and reverse play find every tag.
 ///
@@ -21,17 +22,30 @@ package final class TimedMetadataReader: @unchecked Sendable {
 
     /// A reader of streams `streamIndices` of `source` (unopened; the reader owns it) into `store`, container time
     /// `timeOrigin` being item time zero.
-    package init(source: any MediaSource, streamIndices: Set<Int>, timeOrigin: CMTime, store: TimedMetadataStore) {
+    package init(
+        source: any MediaSource, streamIndices: Set<Int>, keyTables: [Int: MetadataKeyTable] = [:],
+        timeOrigin: CMTime, store: TimedMetadataStore
+    ) {
         self.source = source
         self.streamIndices = streamIndices
+        self.keyTables = keyTables
         self.timeOrigin = timeOrigin
         self.store = store
     }
 
-    /// Whether `stream` is one this reader reads: a data stream of ID3 tags.
-    package static func reads(_ stream: StreamInfo) -> Bool {
-        stream.kind == .data && stream.codecName == "timed_id3"
+    /// The key tables of the QuickTime timed-metadata streams read, by stream index.
+    private let keyTables: [Int: MetadataKeyTable]
+
+    /// Whether `stream` is one this reader reads: a data stream of ID3 tags, or of QuickTime timed metadata
+    /// (`mebx`) once its key table is known (`keyTables`, by track ID).
+    package static func reads(_ stream: StreamInfo, keyTables: [Int32: MetadataKeyTable] = [:]) -> Bool {
+        stream.kind == .data
+            && (stream.codecName == "timed_id3"
+                || (stream.codecTag == mebxTag && keyTables[stream.containerID] != nil))
     }
+
+    /// `mebx` as libavformat stores a codec tag (little-endian).
+    package static let mebxTag: UInt32 = 0x6D | 0x65 << 8 | 0x62 << 16 | 0x78 << 24
 
     /// Starts reading (once).
     package func start() {
@@ -70,9 +84,19 @@ package final class TimedMetadataReader: @unchecked Sendable {
                 guard let timeBase = timeBases[packet.streamIndex], let pts = packet.pts ?? packet.dts else {
                     continue
                 }
+                let time = max(.zero, CMTime(ffmpeg: pts, timeBase: timeBase) - timeOrigin)
+                if let table = keyTables[packet.streamIndex] {
+                    // A timed-metadata sample applies for its duration (an empty one ends what was in effect).
+                    let values = packet.withData { table.decode(Array($0)) }
+                    let duration = packet.duration > 0 ? CMTime(ffmpeg: packet.duration, timeBase: timeBase) : nil
+                    store.add(
+                        TimedMetadataSample(
+                            streamIndex: packet.streamIndex, time: time, duration: duration,
+                            payload: .keyedValues(values)))
+                    continue
+                }
                 let frames = packet.withData { ID3Tag.frames(Array($0)) }
                 guard !frames.isEmpty else { continue }
-                let time = max(.zero, CMTime(ffmpeg: pts, timeBase: timeBase) - timeOrigin)
                 store.add(TimedMetadataSample(streamIndex: packet.streamIndex, time: time, payload: .id3(frames)))
             }
             store.finish()

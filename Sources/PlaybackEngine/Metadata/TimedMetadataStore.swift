@@ -13,10 +13,14 @@ package struct TimedMetadataSample: Sendable, Equatable {
         /// A Matroska chapter's tags (its title and the tags targeting it), keys lower-cased as libavformat names
         /// them ("title", "artist" …), sorted by key.
         case chapterTags([(key: String, value: String)])
+        /// A QuickTime timed-metadata (`mebx`) sample's values with their keys.
+        case keyedValues([(key: MetadataKeyTable.Key, value: MetadataKeyTable.Value)])
 
         package static func == (a: Payload, b: Payload) -> Bool {
             switch (a, b) {
             case (.id3(let x), .id3(let y)): return x == y
+            case (.keyedValues(let x), .keyedValues(let y)):
+                return x.map(\.key) == y.map(\.key) && x.map(\.value) == y.map(\.value)
             case (.icy(let x), .icy(let y)), (.chapterTags(let x), .chapterTags(let y)):
                 return x.map(\.key) == y.map(\.key) && x.map(\.value) == y.map(\.value)
             default: return false
