@@ -300,6 +300,20 @@ final class CEA708DecoderTests: XCTestCase {
             "0,0,Default,,0,0,0,,{\\an7\\pos(271,241)}X")
     }
 
+    // MARK: Service names
+
+    func test_instreamIDs_nameA608ChannelOrA708Service() {
+        XCTAssertEqual(ClosedCaptionService(instreamID: "CC1"), .cea608(channel: 1))
+        XCTAssertEqual(ClosedCaptionService(instreamID: "CC4"), .cea608(channel: 4))
+        XCTAssertEqual(ClosedCaptionService(instreamID: "SERVICE1"), .cea708(service: 1))
+        XCTAssertEqual(ClosedCaptionService(instreamID: "SERVICE63"), .cea708(service: 63))
+        for bad in ["CC0", "CC5", "cc1", "SERVICE0", "SERVICE64", "SERVICE01", "SERVICE+1", "SERVICE", "SERVICE100"] {
+            XCTAssertNil(ClosedCaptionService(instreamID: bad), bad)
+        }
+        let description = ClosedCaptionDescription(streamIndex: 0, instreamID: "SERVICE2", name: "Second")
+        XCTAssertEqual(description.service, .cea708(service: 2))
+    }
+
     // MARK: Robustness
 
     /// Random bytes as triplets, and random command bytes in well-formed packets of service 1: nothing traps or

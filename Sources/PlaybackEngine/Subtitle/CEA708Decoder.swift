@@ -34,6 +34,8 @@ package struct CEA708Decoder: Sendable {
     private var lastSequence: Int?
     /// Per window ID, the event line it shows and since when.
     private var shown: [Int: (line: String, start: CMTime)] = [:]
+    /// Whether a block of the service was interpreted since the windows were last compared.
+    private var changed = false
 
     /// A decoder of service `service` (1…63: 1 is the primary caption service, 2 the secondary language).
     package init(service: Int) {
@@ -117,13 +119,18 @@ package struct CEA708Decoder: Sendable {
             }
             guard i + size <= data.endIndex else { return }
             servicesPresent.insert(number)
-            if number == service { state.interpret(data[i..<(i + size)]) }
+            if number == service {
+                state.interpret(data[i..<(i + size)])
+                changed = true
+            }
             i += size
         }
     }
 
     /// Compares each window's event line with what it showed; returns the cues that ended at `time`.
     private mutating func changes(at time: CMTime) -> [SubtitleCue] {
+        guard changed else { return [] }
+        changed = false
         var ended: [SubtitleCue] = []
         for id in 0..<8 {
             let line = state.windows[id]?.eventLine()
