@@ -278,11 +278,15 @@ final class CEA708DecoderTests: XCTestCase {
             if case .ass(let l) = decode([packet(0, block(1, data))]).first?.regions.first { return l }
             return nil
         }
-        // Left-justified, the pen at row 1, column 5 of a 2-row window: the box's top, 5 columns in.
-        // Box: 2/15 of the safe area high, its bottom at 90 %: top 76.67 % → 71.33 % of the picture → 205.
+        // Left-justified, the pen at row 1, column 5 of a 2-row window: one row below the box's top, 5 columns in.
+        // Box: 2/15 of the safe area high, its bottom at 90 %: top 76.67 %, row 1 at 83.33 % → 76.67 % of the
+        // picture → 221; with row 0 written too, the text starts at the top: 71.33 % → 205.
         XCTAssertEqual(
             line(df0(visible: true, rows: 2) + [0x92, 0x01, 0x05] + Array("X".utf8)),
-            "0,0,Default,,0,0,0,,{\\an7\\pos(112,205)}X")
+            "0,0,Default,,0,0,0,,{\\an7\\pos(112,221)}X")
+        XCTAssertEqual(
+            line(df0(visible: true, rows: 2) + [0x92, 0x01, 0x05] + Array("X".utf8) + [0x92, 0x00, 0x05, 0x59]),
+            "0,0,Default,,0,0,0,,{\\an7\\pos(112,205)}Y\\NX")
         // Window style 3: centred, at the box's middle; SWA right: at its right edge.
         XCTAssertEqual(
             line(df0(visible: true, style: 3) + Array("X".utf8)), "0,0,Default,,0,0,0,,{\\an8\\pos(192,221)}X")

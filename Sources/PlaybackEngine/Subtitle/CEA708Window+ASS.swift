@@ -19,8 +19,9 @@ extension CEA708Window {
     ///
     /// Rows from the first written to the last, each from its first written cell (common indentation kept as an
     /// offset of a left-justified window) to its last, trailing spaces trimmed; rows joined with `\N`. The window's
-    /// box (its anchor, anchor point, rows and columns) is placed in the safe title area; the text is set at its
-    /// top, at the left edge, the centre or the right edge as justified (full justification is drawn left).
+    /// box (its anchor, anchor point, rows and columns) is placed in the safe title area; the text is set from the
+    /// first written row down, at the left edge, the centre or the right edge as justified (full justification is
+    /// drawn left).
     func eventLine() -> String? {
         guard isVisible else { return nil }
         var lines: [[Cell?]] = []
@@ -36,7 +37,11 @@ extension CEA708Window {
             lines.append(last >= first ? Array(row[...last]) : [])
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
-        while lines.first?.isEmpty == true { lines.removeFirst() }
+        var firstRow = 0
+        while lines.first?.isEmpty == true {
+            lines.removeFirst()
+            firstRow += 1
+        }
         guard !lines.isEmpty else { return nil }
 
         var text = ""
@@ -51,7 +56,8 @@ extension CEA708Window {
                 text += Self.escaped(cell?.character ?? " ")
             }
         }
-        let (x, y, alignment) = placement(indent: justification == .left || justification == .full ? indent : 0)
+        let (x, y, alignment) = placement(
+            row: firstRow, indent: justification == .left || justification == .full ? indent : 0)
         return "0,0,Default,,0,0,0,,{\\an\(alignment)\\pos(\(x),\(y))}" + text
     }
 
@@ -79,8 +85,9 @@ extension CEA708Window {
     }
 
     /// Where the text goes: `\pos` coordinates (rounded to whole units of the play resolution) and the `\an`
-    /// alignment (top left, top centre, top right) for the justification; `indent` columns in from the box's left.
-    private func placement(indent: Int) -> (x: Int, y: Int, alignment: Int) {
+    /// alignment (top left, top centre, top right) for the justification; `row` rows down from the box's top,
+    /// `indent` columns in from its left.
+    private func placement(row: Int, indent: Int) -> (x: Int, y: Int, alignment: Int) {
         // The box in percent of the safe title area.
         let vertical = Double(anchorVertical) / (relativePositioning ? 100 : Self.anchorRows) * 100
         let horizontal = Double(anchorHorizontal) / (relativePositioning ? 100 : Self.anchorColumns) * 100
@@ -90,6 +97,7 @@ extension CEA708Window {
         var left = horizontal - Double(anchorPoint % 3) * width / 2
         top = max(0, min(top, 100 - height))
         left = max(0, min(left, 100 - width))
+        let y = top + min(Double(row) / Self.gridRows * 100, height)
         let x: Double
         let alignment: Int
         switch justification {
@@ -107,6 +115,6 @@ extension CEA708Window {
         func picture(_ percent: Double, _ size: Double) -> Int {
             Int(((Self.safeAreaInset + percent * (100 - 2 * Self.safeAreaInset) / 100) * size / 100).rounded())
         }
-        return (picture(x, Self.playResX), picture(top, Self.playResY), alignment)
+        return (picture(x, Self.playResX), picture(y, Self.playResY), alignment)
     }
 }
