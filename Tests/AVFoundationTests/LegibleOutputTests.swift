@@ -404,6 +404,17 @@ final class LegibleOutputTests: XCTestCase {
         assertOnTime(fast.log, tolerance: 2 * frame)
     }
 
+    func test_closedCaptions708_reverse_eachCaptionOnce_fromItsEnd() throws {
+        let s = try setUp(.captions708, option: "SERVICE1")
+        exactSeek(s.item, 3.9)
+        s.v.player.rate = -1
+        waitUntil("back at the start") { s.v.player.rate == 0 && s.v.player.currentTime().seconds < 0.1 }
+        let expected: [(texts: [String], time: Double)] = Fixture.cea708Service1.reversed().flatMap {
+            [([$0.text], $0.end), ([], $0.start)]
+        }
+        assertDeliveries(s.log.deliveries, expected)
+    }
+
     func test_apiShape() throws {
         let output = AVPlayerItemLegibleOutput()
         XCTAssertNil(output.delegate)
