@@ -78,13 +78,13 @@ sanitize-thread: bootstrap fixtures
 		$(SWIFT) test --sanitize=thread --scratch-path .build/tsan $(SANITIZE_TEST_ARGS)
 
 # libFuzzer harnesses (Fuzz/, a package of its own built with -sanitize=fuzzer,address; README "Development"): the HLS
-# playlist parser, text subtitles (demuxers, decoders, cue store, attributed strings), open+probe, and
+# playlist parser, text subtitles (demuxers, decoders, cue store, attributed strings), the CEA-708 decoder, open+probe, and
 # demux+decode+exact seeks. Each runs FUZZ_RUNS inputs from its corpus in .build/fuzz-corpus/<harness> (not committed;
 # seeded by scripts/fuzz-seeds from the fixtures and the HLS tests' playlists), then the corpus is minimised
 # (-merge=1). A crash or hang leaves its input as Fuzz/artifacts/<harness>-crash-*. The harnesses are built
 # optimised (with testing enabled: two of them reach package-level code through @testable import), at nice 19.
 FUZZ_RUNS ?= 1000000
-FUZZ_HARNESSES ?= FuzzHLSParser FuzzSubtitles FuzzOpenProbe FuzzDemuxDecodeSeek
+FUZZ_HARNESSES ?= FuzzHLSParser FuzzSubtitles FuzzCEA708 FuzzOpenProbe FuzzDemuxDecodeSeek
 FUZZ_FLAGS ?=
 export FUZZ_SEEDS := text.mp4
 # Per harness: inputs up to 64 KiB (a long playlist or subtitle file; media seeds are a few KiB).
@@ -95,6 +95,10 @@ export FUZZ_SEEDS := text.mp4
 export FUZZ_ARGS_FuzzHLSParser := -dict=Fuzz/hls.dict -max_len=65536 -timeout=10
 export FUZZ_ARGS_FuzzSubtitles := -max_len=65536 -timeout=40 -detect_leaks=0
 export FUZZ_CHUNK_FuzzSubtitles := 200000
+# FuzzCEA708: the CEA-708 decoder alone (a service byte, then length-prefixed pictures of cc_data triplets); the
+# same leak of attributed strings as FuzzSubtitles.
+export FUZZ_ARGS_FuzzCEA708 := -max_len=8192 -timeout=10 -detect_leaks=0
+export FUZZ_CHUNK_FuzzCEA708 := 200000
 # The media harnesses also run without per-input leak checks: a player leaves threads and caches settling after each
 # input, so every input triggered a whole-heap scan (open+probe: 42 inputs/s with it, 400 without). Leaks of the
 # player are what SoakTests' 200 cycles and scripts/soak measure; a leak pass is FUZZ_FLAGS=-detect_leaks=1.

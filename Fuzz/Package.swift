@@ -17,13 +17,16 @@ let package = Package(
         .executableTarget(
             name: "FuzzDemuxDecodeSeek", dependencies: ["FuzzSupport"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
-        // These two reach the package-level parser and subtitle code with `@testable import` (the modules are not
+        // These three reach the package-level parser and subtitle code with `@testable import` (the modules are not
         // products; a debug build, what `make fuzz` makes, compiles them with testing enabled).
         .executableTarget(
             name: "FuzzHLSParser", dependencies: ["FuzzSupport"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
             name: "FuzzSubtitles", dependencies: ["FuzzSupport"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "FuzzCEA708", dependencies: ["FuzzSupport"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )

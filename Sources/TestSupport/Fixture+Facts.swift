@@ -111,7 +111,7 @@ extension Fixture {
                     SubtitleTrackFacts(codec: "dvd_subtitle", language: "eng", title: "DVD", cues: []),
                     SubtitleTrackFacts(codec: "dvb_subtitle", language: "eng", title: "DVB", cues: []),
                 ])
-        case .captions608:
+        case .captions608, .captions708:
             var video = VideoFacts.h264(frameCount: 120)
             video.keyframeInterval = 30
             video.hasBFrames = false
@@ -202,6 +202,16 @@ extension Fixture {
     /// The captions of `captions_608.mp4`: "CC n AT n.0" from n s to n + 0.4 s (frames 30n to 30n + 12), n = 1…3.
     public static let closedCaptions: [SubtitleCue] = (1...3).map { n in
         SubtitleCue(start: Double(n), end: Double(n) + 0.4, text: "CC \(n) AT \(n).0")
+    }
+
+    /// Service 1 of `captions_708.mp4`: "SERVICE1 n AT n.0" from n s to n + 0.4 s (frames 30n to 30n + 12), n = 1…3.
+    public static let cea708Service1: [SubtitleCue] = (1...3).map { n in
+        SubtitleCue(start: Double(n), end: Double(n) + 0.4, text: "SERVICE1 \(n) AT \(n).0")
+    }
+
+    /// Service 2 of `captions_708.mp4`: "SERVICE2 n AT n.5" from n + 0.5 s to n + 0.9 s (frames 30n + 15 to 30n + 27).
+    public static let cea708Service2: [SubtitleCue] = (1...3).map { n in
+        SubtitleCue(start: Double(n) + 0.5, end: Double(n) + 0.9, text: "SERVICE2 \(n) AT \(n).5")
     }
 
     /// The three cues both subtitle tracks share: 0.5–1.5 s, 2–3 s, 3.5–4.5 s.

@@ -46,6 +46,10 @@ public enum Fixture: String, CaseIterable, Sendable {
     /// 4 s H.264 (no B-frames, 1 s GOPs) in MP4, no audio, with CEA-608
     /// captions in ATSC A/53 SEI: "CC n AT n.0" shown from n s to n + 0.4 s, n = 1…3 (`Fixture.closedCaptions`).
     case captions608 = "captions_608.mp4"
+    /// `captions608`'s pictures and CEA-608 captions, and CEA-708 (DTVCC) captions in the same SEI: service 1
+    /// "SERVICE1 n AT n.0" shown from n s to n + 0.4 s (caption 2 italic, 3 yellow), service 2 "SERVICE2 n AT n.5"
+    /// from n + 0.5 s to n + 0.9 s, n = 1…3 (`Fixture.cea708Service1`, `Fixture.cea708Service2`).
+    case captions708 = "captions_708.mp4"
     /// 3 s H.264 + AAC in MP4, coded 320x240, displayed turned 90° clockwise (an iPhone portrait recording's
     /// matrix: a b c d tx ty = 0 1 -1 0 240 0; ffprobe: display matrix rotation -90). The pixels are not rotated.
     case rotated90 = "rotated90.mp4"

@@ -6,10 +6,11 @@ import XCTest
 @testable import AVFoundation
 
 /// The `CLOSED-CAPTIONS` renditions of `hls/cc/master.m3u8` (made by `scripts/make-fixtures`): one variant, four 1 s
-/// MPEG-TS segments of `captions_608.mp4`'s stream — 320x240 H.264 at 30 fps whose SEI carries CEA-608 CC1
-/// captions "CC n AT n.0" from n s to n + 0.4 s, n = 1…3 (`Fixture.closedCaptions`) — and a group `cc` listing
-/// "English CC" (CC1, AUTOSELECT, the two accessibility characteristics), "Español CC" (CC3: not in the stream,
-/// AUTOSELECT=NO) and "English 708" (SERVICE1: CEA-708, not decoded); none is DEFAULT.
+/// MPEG-TS segments of `captions_708.mp4`'s stream — 320x240 H.264 at 30 fps whose SEI carries CEA-608 CC1
+/// captions "CC n AT n.0" from n s to n + 0.4 s, n = 1…3 (`Fixture.closedCaptions`), and CEA-708 services 1
+/// (`Fixture.cea708Service1`) and 2 (`Fixture.cea708Service2`) — and a group `cc` listing "English CC" (CC1,
+/// AUTOSELECT, the two accessibility characteristics), "Español CC" (CC3: not in the stream, AUTOSELECT=NO),
+/// "English 708" (SERVICE1) and "Second 708" (SERVICE2, AUTOSELECT=NO); none is DEFAULT.
 final class HLSClosedCaptionTests: XCTestCase {
     private var server: HTTPTestServer!
     private static let master = "hls/cc/master.m3u8"
@@ -74,9 +75,10 @@ final class HLSClosedCaptionTests: XCTestCase {
         let loaded = try await asset.loadMediaSelectionGroup(for: .legible)
         let group = try XCTUnwrap(loaded)
         XCTAssertTrue(group.allowsEmptySelection)
-        XCTAssertEqual(group.options.map(\.displayName), ["English CC", "Español CC", "English 708"])
-        XCTAssertEqual(group.options.map(\.mediaType), [.closedCaption, .closedCaption, .closedCaption])
-        XCTAssertEqual(group.options.map(\.extendedLanguageTag), ["en", "es", "en"])
+        XCTAssertEqual(group.options.map(\.displayName), ["English CC", "Español CC", "English 708", "Second 708"])
+        XCTAssertEqual(
+            group.options.map(\.mediaType), [.closedCaption, .closedCaption, .closedCaption, .closedCaption])
+        XCTAssertEqual(group.options.map(\.extendedLanguageTag), ["en", "es", "en", "en"])
         XCTAssertNil(group.defaultOption, "none is DEFAULT=YES")
         let (cc1, cc3, service1) = (group.options[0], group.options[1], group.options[2])
         for option in group.options { XCTAssertTrue(option.hasMediaCharacteristic(.legible)) }
@@ -86,13 +88,14 @@ final class HLSClosedCaptionTests: XCTestCase {
         XCTAssertFalse(cc3.hasMediaCharacteristic(.describesMusicAndSoundForAccessibility), "no CHARACTERISTICS")
         XCTAssertEqual(cc1.mediaSubTypes, [NSNumber(value: FourCC.value("c608"))])
         XCTAssertEqual(service1.mediaSubTypes, [NSNumber(value: FourCC.value("c708"))])
-        XCTAssertEqual(group.options.map(\.isPlayable), [true, true, false], "CEA-708 is not decoded")
+        XCTAssertEqual(group.options[3].mediaSubTypes, [NSNumber(value: FourCC.value("c708"))])
+        XCTAssertEqual(group.options.map(\.isPlayable), [true, true, true, true], "CEA-608 and CEA-708 decode")
         XCTAssertEqual(
             AVMediaSelectionGroup.playableMediaSelectionOptions(from: group.options).map(\.displayName),
-            ["English CC", "Español CC"])
+            ["English CC", "Español CC", "English 708", "Second 708"])
         // Each a closed-caption track of the video; no subtitle track.
         let tracks = try await asset.load(.tracks)
-        XCTAssertEqual(tracks.filter { $0.mediaType == .closedCaption }.count, 3)
+        XCTAssertEqual(tracks.filter { $0.mediaType == .closedCaption }.count, 4)
         XCTAssertEqual(tracks.filter { $0.mediaType == .subtitle }.count, 0)
     }
 
@@ -125,8 +128,22 @@ final class HLSClosedCaptionTests: XCTestCase {
         XCTAssertEqual(segmentRequests.sorted(), Self.segments)
     }
 
-    func test_renditionsAbsentFromTheStream_orNotDecoded_areSelectable_andDeliverNothing() throws {
-        for name in ["Español CC", "English 708"] {
+    func test_selectedCEA708Services_deliverEachTheirOwnCaptionsOnceAtTheirTimes() throws {
+        for (name, captions) in [("English 708", Fixture.cea708Service1), ("Second 708", Fixture.cea708Service2)] {
+            let (v, item, log, firstPicture) = try pausedItem(selecting: name)
+            play(v, item, until: 4)
+            XCTAssertNil(item.error, name)
+            let expected = captions.flatMap { [([$0.text], firstPicture + $0.start), ([], firstPicture + $0.end)] }
+            let got = log.deliveries
+            XCTAssertEqual(got.map(\.texts), expected.map(\.0), name)
+            for (g, e) in zip(got, expected) {
+                XCTAssertEqual(g.time, e.1, accuracy: 0.0015, "\(name): \(e.0)")
+            }
+        }
+    }
+
+    func test_renditionAbsentFromTheStream_isSelectable_andDeliversNothing() throws {
+        for name in ["Español CC"] {
             let (v, item, log, _) = try pausedItem(selecting: name)
             let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
             XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group)?.displayName, name)

@@ -340,6 +340,81 @@ final class LegibleOutputTests: XCTestCase {
         XCTAssertEqual(attribute(first, kCMTextMarkupAttribute_Alignment) as? String, "left")
     }
 
+    func test_closedCaptions708_eachServiceIsALegibleOption_besideCC1() throws {
+        let asset = AVURLAsset(url: try fixture(.captions708))
+        let captions = asset.tracks(withMediaType: .closedCaption)
+        XCTAssertEqual(
+            captions.map {
+                ($0.formatDescriptions.first as? CMFormatDescription).map(CMFormatDescriptionGetMediaSubType) ?? 0
+            },
+            [FourCC.value("c608"), FourCC.value("c708"), FourCC.value("c708")])
+        let group = try XCTUnwrap(asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
+        XCTAssertEqual(group.options.map(\.displayName), ["CC1", "SERVICE1", "SERVICE2"])
+        XCTAssertEqual(group.options.map(\.mediaType), [.closedCaption, .closedCaption, .closedCaption])
+        XCTAssertEqual(
+            group.options.map(\.mediaSubTypes),
+            [
+                [NSNumber(value: FourCC.value("c608"))], [NSNumber(value: FourCC.value("c708"))],
+                [NSNumber(value: FourCC.value("c708"))],
+            ])
+        XCTAssertEqual(group.options.map(\.isPlayable), [true, true, true])
+        XCTAssertTrue(group.options.allSatisfy { $0.hasMediaCharacteristic(.legible) })
+    }
+
+    func test_closedCaptions708_service1_deliveredOnceAtTheirTimes_withTheirStyleAndPlace() throws {
+        let s = try setUp(.captions708, option: "SERVICE1")
+        playToEnd(s)
+        let cues = Fixture.cea708Service1
+        assertDeliveries(s.log.deliveries, forwardSequence(cues))
+        assertOnTime(s.log, tolerance: frame)
+        let log = s.log
+        XCTAssertFalse(flag(log.string(cues[0].text), kCMTextMarkupAttribute_ItalicStyle))
+        XCTAssertTrue(flag(log.string(cues[1].text), kCMTextMarkupAttribute_ItalicStyle), "SPA italics")
+        XCTAssertEqual(colour(log.string(cues[0].text)), [1, 1, 1, 1], "white")
+        XCTAssertEqual(colour(log.string(cues[2].text)), [1, 1, 1, 0], "SPC yellow")
+        // Window 0: centred (SWA), its one row 90 % down the safe title area, bottom-anchored.
+        let first = log.string(cues[0].text)
+        XCTAssertEqual(attribute(first, kCMTextMarkupAttribute_Alignment) as? String, "middle")
+        let x = attribute(first, kCMTextMarkupAttribute_TextPositionPercentageRelativeToWritingDirection)
+        let y = attribute(first, kCMTextMarkupAttribute_OrthogonalLinePositionPercentageRelativeToWritingDirection)
+        XCTAssertEqual((x as? NSNumber)?.doubleValue ?? -1, 50, accuracy: 0.01)
+        XCTAssertEqual((y as? NSNumber)?.doubleValue ?? -1, 221.0 / 288 * 100, accuracy: 0.01)
+    }
+
+    func test_closedCaptions708_service2_deliversItsOwnCaptions() throws {
+        let s = try setUp(.captions708, option: "SERVICE2")
+        playToEnd(s)
+        assertDeliveries(s.log.deliveries, forwardSequence(Fixture.cea708Service2))
+        assertOnTime(s.log, tolerance: frame)
+    }
+
+    func test_closedCaptions708_afterASeek_andAtRate2_eachCaptionOnce() throws {
+        let cues = Fixture.cea708Service1
+        let s = try setUp(.captions708, option: "SERVICE1")
+        // Into caption 2 (2.0–2.4 s): it comes at the target, then the rest as played.
+        exactSeek(s.item, 2.2)
+        waitUntil("caption 2") { s.log.deliveries.count == 1 }
+        playToEnd(s)
+        assertDeliveries(
+            s.log.deliveries, [([cues[1].text], 2.2)] + Array(forwardSequence(Array(cues.dropFirst())).dropFirst()))
+
+        let fast = try setUp(.captions708, option: "SERVICE1")
+        playToEnd(fast, rate: 2)
+        assertDeliveries(fast.log.deliveries, forwardSequence(cues))
+        assertOnTime(fast.log, tolerance: 2 * frame)
+    }
+
+    func test_closedCaptions708_reverse_eachCaptionOnce_fromItsEnd() throws {
+        let s = try setUp(.captions708, option: "SERVICE1")
+        exactSeek(s.item, 3.9)
+        s.v.player.rate = -1
+        waitUntil("back at the start") { s.v.player.rate == 0 && s.v.player.currentTime().seconds < 0.1 }
+        let expected: [(texts: [String], time: Double)] = Fixture.cea708Service1.reversed().flatMap {
+            [([$0.text], $0.end), ([], $0.start)]
+        }
+        assertDeliveries(s.log.deliveries, expected)
+    }
+
     func test_apiShape() throws {
         let output = AVPlayerItemLegibleOutput()
         XCTAssertNil(output.delegate)

@@ -149,6 +149,50 @@ final class SubtitleRendererTests: XCTestCase {
         }
     }
 
+    /// CEA-708 captions (``CEA708Decoder``'s events, in its script) are drawn where their window is, while due:
+    /// service 1 in the lower part of the picture, centred, caption 3 yellow; service 2 in the upper part.
+    func test_closedCaptions708_areDrawnInTheirWindowsPlace_whileDue() throws {
+        func store(_ service: Int) throws -> SubtitleCueStore {
+            let reader = SubtitleTrackReader(
+                source: FFmpegSource(url: try Fixtures.url(.captions708)), streamIndex: 0, timeOrigin: .zero,
+                closedCaptions: true, captionService: .cea708(service: service))
+            reader.start()
+            let deadline = Date().addingTimeInterval(30)
+            while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+            reader.stop()
+            XCTAssertTrue(reader.store.isComplete)
+            return reader.store
+        }
+        let r = try renderer()
+        for (service, captions) in [(1, Fixture.cea708Service1), (2, Fixture.cea708Service2)] {
+            let cues = try store(service)
+            r.setScript(header: cues.assHeader, style: SubtitleTextStyle())
+            for (n, caption) in captions.enumerated() {
+                let middle = seconds((caption.start + caption.end) / 2)
+                let image = try XCTUnwrap(
+                    r.render(cues.shown(at: middle), at: middle, width: 640, height: 480), caption.text)
+                let centreY = image.y + image.height / 2
+                if service == 1 {
+                    XCTAssertGreaterThan(centreY, 300, "\(caption.text): low in the picture")
+                    XCTAssertEqual(Double(image.x + image.width / 2), 320, accuracy: 12, "\(caption.text): centred")
+                } else {
+                    XCTAssertLessThan(centreY, 160, "\(caption.text): high in the picture")
+                }
+                let yellow = pixels(image) { b, g, r, a in a > 200 && r > 200 && g > 200 && b < 60 }.count
+                let white = pixels(image, where: isOpaqueWhite).count
+                if service == 1 && n == 2 {
+                    XCTAssertGreaterThan(yellow, 100, caption.text)
+                    XCTAssertEqual(white, 0, caption.text)
+                } else {
+                    XCTAssertGreaterThan(white, 100, caption.text)
+                    XCTAssertEqual(yellow, 0, caption.text)
+                }
+                let after = seconds(caption.end + 0.05)
+                XCTAssertNil(r.render(cues.shown(at: after), at: after, width: 640, height: 480), caption.text)
+            }
+        }
+    }
+
     func test_textStyle_setsColourAndFontSize() throws {
         let r = try renderer()
         let cues = [cue("Styled", from: 0, to: 5)]

@@ -288,13 +288,18 @@ final class CaptionChannelTests: XCTestCase {
         return out
     }
 
-    /// The caption texts reader `channel` decodes of the moved captions.
-    private func texts(channel: Int?, move: @escaping ([UInt8]) -> [UInt8]) throws -> [String] {
+    /// The caption texts a reader of CEA-608 channel `channel` decodes of the moved captions.
+    private func texts(channel: Int, move: @escaping ([UInt8]) -> [UInt8]) throws -> [String] {
+        try texts(service: .cea608(channel: channel), move: move)
+    }
+
+    /// The caption texts a reader of `service` decodes of the moved captions.
+    private func texts(service: ClosedCaptionService?, move: @escaping ([UInt8]) -> [UInt8]) throws -> [String] {
         let feed = try MovedCaptionFeed(move: move)
         let reader = SubtitleTrackReader(
-            source: feed, streamIndex: 0, timeOrigin: .zero, closedCaptions: true, captionChannel: channel)
+            source: feed, streamIndex: 0, timeOrigin: .zero, closedCaptions: true, captionService: service)
         reader.start()
-        // The feed never ends: wait until the reader has handled all it gives (a CEA-708 service: reads nothing).
+        // The feed never ends: wait until the reader has handled all it gives (no service: reads nothing).
         let deadline = Date().addingTimeInterval(30)
         while !(feed.drained.isSet || reader.store.isComplete) && Date() < deadline { usleep(2000) }
         reader.stop()
@@ -319,6 +324,7 @@ final class CaptionChannelTests: XCTestCase {
         XCTAssertEqual(try texts(channel: 3, move: { $0 }), [], "CC3 of a stream carrying CC1")
         XCTAssertEqual(try texts(channel: 1, move: Self.toField2), [], "CC1 of a stream carrying CC3")
         XCTAssertEqual(try texts(channel: 1, move: Self.toSecondChannel), [], "CC1 of a stream carrying CC2")
-        XCTAssertEqual(try texts(channel: nil, move: { $0 }), [], "a CEA-708 service is not decoded")
+        XCTAssertEqual(try texts(service: nil, move: { $0 }), [], "no service: nothing decoded")
+        XCTAssertEqual(try texts(service: .cea708(service: 1), move: { $0 }), [], "no CEA-708 data: no 708 captions")
     }
 }

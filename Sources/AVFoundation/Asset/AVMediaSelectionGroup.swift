@@ -1,4 +1,5 @@
 import Foundation
+import PlaybackEngine
 
 /// A set of mutually exclusive media options, e.g. the audio languages or the subtitle tracks.
 ///
@@ -134,8 +135,8 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
     let trackID: CMPersistentTrackID
     let streamIndex: Int
     let isDefault: Bool
-    /// A closed-caption option's CEA-608 channel (1…4; nil: a CEA-708 service, not decoded).
-    let closedCaptionChannel: Int?
+    /// A closed-caption option's service (a CEA-608 channel or a CEA-708 service; nil: none the engine knows).
+    let closedCaptionService: ClosedCaptionService?
     /// Whether automatic media selection may choose the option (HLS `AUTOSELECT`).
     let isAutoselectable: Bool
     private let title: String?
@@ -151,7 +152,7 @@ open class AVMediaSelectionOption: NSObject, NSCopying, @unchecked Sendable {
         trackID = info.trackID
         streamIndex = info.streamIndex
         isDefault = info.isDefault
-        closedCaptionChannel = info.closedCaptionChannel
+        closedCaptionService = info.closedCaptionService
         isAutoselectable = info.isAutoselectable
         title = info.title
         characteristics = info.mediaCharacteristics

@@ -32,10 +32,11 @@ struct AssetDescription: Sendable {
         var channelLayout: String?
         var metadata: [String: String]
         var isDefault: Bool
-        /// A closed-caption track: the CEA-608 captions carried in the SEI of video stream ``streamIndex``.
+        /// A closed-caption track: captions carried in the SEI of video stream ``streamIndex``.
         var isClosedCaptions = false
-        /// A closed-caption track's CEA-608 channel (1…4: CC1…CC4); nil for a CEA-708 service (not decoded).
-        var closedCaptionChannel: Int? = 1
+        /// A closed-caption track's service: a CEA-608 channel (CC1…CC4) or a CEA-708 service (SERVICE1…63); nil
+        /// for an announced service the engine does not know.
+        var closedCaptionService: ClosedCaptionService? = .cea608(channel: 1)
         /// Whether automatic media selection may choose the track's option (HLS `AUTOSELECT`; files: always).
         var isAutoselectable = true
     }
@@ -113,15 +114,21 @@ struct AssetDescription: Sendable {
                     originMicroseconds: originMicroseconds, media: media,
                     kindHasDefault: kindsWithDefault.contains(stream.kind)))
         }
-        // Captions in a video stream's SEI are a closed-caption track of their own (as a 'c608' track is on Apple).
-        for stream in media.streams where stream.hasClosedCaptions {
+        // Captions in a video stream's SEI are closed-caption tracks of their own (as 'c608' and 'c708' tracks are on
+        // Apple): CEA-608 CC1, then one per CEA-708 service.
+        for stream in media.streams where stream.hasClosedCaptions || !stream.cea708Services.isEmpty {
             guard let video = tracks.first(where: { $0.streamIndex == stream.index && $0.mediaType == .video }) else {
                 continue
             }
-            var trackID = (usedIDs.max() ?? 0) + 1
-            while usedIDs.contains(trackID) { trackID += 1 }
-            usedIDs.insert(trackID)
-            tracks.append(Self.closedCaptionTrack(of: video, trackID: trackID))
+            let services =
+                (stream.hasClosedCaptions ? [ClosedCaptionService.cea608(channel: 1)] : [])
+                + stream.cea708Services.map { .cea708(service: $0) }
+            for service in services {
+                var trackID = (usedIDs.max() ?? 0) + 1
+                while usedIDs.contains(trackID) { trackID += 1 }
+                usedIDs.insert(trackID)
+                tracks.append(Self.closedCaptionTrack(of: video, trackID: trackID, service: service))
+            }
         }
         // A streamed presentation's closed-caption renditions (HLS CLOSED-CAPTIONS), each a track of its own.
         for service in media.closedCaptions {
@@ -228,17 +235,36 @@ struct AssetDescription: Sendable {
             channelLayout: s.channelLayoutName, metadata: s.metadata, isDefault: s.dispositions.contains(.default))
     }
 
-    /// The closed-caption track of `video`'s SEI captions: CEA-608 ('c608'), legible, timed as the video.
-    private static func closedCaptionTrack(of video: Track, trackID: CMPersistentTrackID) -> Track {
+    /// The closed-caption track of `service` of `video`'s SEI captions: CEA-608 ('c608') or CEA-708 ('c708'),
+    /// legible, timed as the video, titled as HLS names the service (`CC1`, `SERVICE1`).
+    private static func closedCaptionTrack(
+        of video: Track, trackID: CMPersistentTrackID, service: ClosedCaptionService?
+    ) -> Track {
         var t = video
         t.trackID = trackID
         t.mediaType = .closedCaption
-        t.codecName = "eia_608"
-        t.codecLongName = "EIA-608 closed captions"
+        let subtype: String
+        switch service {
+        case .cea708(let number):
+            t.codecName = "eia_708"
+            t.codecLongName = "CEA-708 closed captions"
+            t.title = "SERVICE\(number)"
+            subtype = "c708"
+        case .cea608(let channel):
+            t.codecName = "eia_608"
+            t.codecLongName = "EIA-608 closed captions"
+            t.title = "CC\(channel)"
+            subtype = "c608"
+        case nil:
+            t.codecName = "eia_608"
+            t.codecLongName = "EIA-608 closed captions"
+            t.title = nil
+            subtype = "c608"
+        }
         t.profileName = nil
         t.formatDescription = CMFormatDescription(
             mediaType: CMFormatDescription.MediaType(rawValue: kCMMediaType_ClosedCaption),
-            mediaSubType: CMFormatDescription.MediaSubType(rawValue: FourCC.value("c608")),
+            mediaSubType: CMFormatDescription.MediaSubType(rawValue: FourCC.value(subtype)),
             dimensions: CMVideoDimensions(width: 0, height: 0), audioStreamBasicDescription: nil, extensions: [:])
         t.naturalSize = .zero
         t.preferredTransform = .identity
@@ -247,34 +273,26 @@ struct AssetDescription: Sendable {
         t.estimatedDataRate = 0
         t.requiresFrameReordering = false
         t.mediaCharacteristics = [.legible, .transcribesSpokenDialogForAccessibility]
-        // The 608 channel libavcodec's decoder shows (CC1); the language is unknown.
-        t.title = "CC1"
+        // The language is unknown (a 708 caption service descriptor, in the container, is not read).
         t.languageCode = nil
         t.extendedLanguageTag = nil
         t.metadata = [:]
         t.isDefault = false
         t.isEnabled = true
         t.isClosedCaptions = true
+        t.closedCaptionService = service
+        t.isPlayable = service != nil
         return t
     }
 
     /// The closed-caption track of an announced caption service of `video` (an HLS `CLOSED-CAPTIONS` rendition):
     /// its name, language and DEFAULT / AUTOSELECT flags; legible, with the accessibility characteristics its
-    /// `CHARACTERISTICS` lists. A CEA-708 service (`SERVICEn`) is listed but not playable: it is not decoded.
+    /// `CHARACTERISTICS` lists. An `INSTREAM-ID` that names no service (not `CC1`…`CC4` or `SERVICE1`…`SERVICE63`)
+    /// is listed but not playable.
     private static func closedCaptionTrack(
         of video: Track, trackID: CMPersistentTrackID, service: ClosedCaptionDescription
     ) -> Track {
-        var t = closedCaptionTrack(of: video, trackID: trackID)
-        if service.channel == nil {
-            t.codecName = "eia_708"
-            t.codecLongName = "CEA-708 closed captions"
-            t.formatDescription = CMFormatDescription(
-                mediaType: CMFormatDescription.MediaType(rawValue: kCMMediaType_ClosedCaption),
-                mediaSubType: CMFormatDescription.MediaSubType(rawValue: FourCC.value("c708")),
-                dimensions: CMVideoDimensions(width: 0, height: 0), audioStreamBasicDescription: nil, extensions: [:])
-            t.isPlayable = false
-        }
-        t.closedCaptionChannel = service.channel
+        var t = closedCaptionTrack(of: video, trackID: trackID, service: service.service)
         t.title = service.name
         t.languageCode = LanguageCode.iso639_2T(service.language)
         t.extendedLanguageTag = LanguageCode.bcp47(fromISO639: t.languageCode)

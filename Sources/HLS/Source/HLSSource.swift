@@ -187,7 +187,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         if let video = main.format.info.streams.first(where: { $0.kind == .video }) {
             closedCaptionServices = Self.closedCaptionServices(
                 of: variant, in: multivariant, videoStream: video.index)
-            if closedCaptionServices.contains(where: { $0.channel != nil }),
+            if closedCaptionServices.contains(where: { $0.service != nil }),
                 let parameters = try? main.format.codecParameters(stream: video.index, reportedIndex: video.index),
                 let extractor = ClosedCaptionExtractor(parameters: parameters)
             {

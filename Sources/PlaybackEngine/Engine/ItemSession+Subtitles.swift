@@ -12,14 +12,16 @@ extension ItemSession {
     /// ahead (a second pass over a network input would download it again): otherwise, and for an index that is not
     /// a subtitle stream of the source, nothing is decoded (``MediaSource/makeSubtitleSource(stream:)``).
     ///
-    /// With `closedCaptions`, `index` is an H.264 or HEVC video stream whose CEA-608 captions (SEI) are decoded:
-    /// those of `captionChannel` (1…4: CC1…CC4; nil: a CEA-708 service, selected but not decoded).
-    package func selectSubtitleStream(_ index: Int?, closedCaptions: Bool = false, captionChannel: Int? = 1) {
+    /// With `closedCaptions`, `index` is an H.264 or HEVC video stream whose captions (SEI) are decoded: those of
+    /// `captionService` (a CEA-608 channel or a CEA-708 service; nil: none, selected but not decoded).
+    package func selectSubtitleStream(
+        _ index: Int?, closedCaptions: Bool = false, captionService: ClosedCaptionService? = .cea608(channel: 1)
+    ) {
         let timeOrigin = descriptor.timeOrigin
         let (proceed, old): (Bool, SubtitleTrackReader?) = lock.withLock {
             if stopped
                 || (subtitleReader?.store.streamIndex == index && subtitleReader?.readsClosedCaptions == closedCaptions
-                    && (!closedCaptions || subtitleReader?.captionChannel == captionChannel))
+                    && (!closedCaptions || subtitleReader?.captionService == captionService))
             {
                 return (false, nil)
             }
@@ -35,7 +37,7 @@ extension ItemSession {
         guard isSubtitle, let source = played.makeSubtitleSource(stream: index) else { return }
         let reader = SubtitleTrackReader(
             source: source, streamIndex: index, timeOrigin: timeOrigin, closedCaptions: closedCaptions,
-            captionChannel: captionChannel)
+            captionService: captionService)
         let installed: Bool = lock.withLock {
             if stopped || subtitleReader != nil { return false }
             subtitleReader = reader

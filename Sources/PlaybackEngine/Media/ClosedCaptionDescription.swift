@@ -30,11 +30,30 @@ package struct ClosedCaptionDescription: Sendable, Equatable {
         self.characteristics = characteristics
     }
 
-    /// The CEA-608 channel (1…4) for `CC1`…`CC4`; nil for a CEA-708 service, which is not decoded.
-    package var channel: Int? {
-        guard instreamID.count == 3, instreamID.hasPrefix("CC"), let n = Int(instreamID.dropFirst(2)),
-            (1...4).contains(n)
-        else { return nil }
-        return n
+    /// The service `INSTREAM-ID` names; nil when it names none (not `CC1`…`CC4` or `SERVICE1`…`SERVICE63`).
+    package var service: ClosedCaptionService? { ClosedCaptionService(instreamID: instreamID) }
+}
+
+/// A closed-caption service carried in a video stream's SEI (ATSC A/53 `cc_data`): a CEA-608 channel or a CEA-708
+/// service. A value: any thread.
+package enum ClosedCaptionService: Sendable, Hashable {
+    /// CEA-608 channel 1…4 (CC1…CC4), decoded by libavcodec's `ccaption`.
+    case cea608(channel: Int)
+    /// CEA-708 (DTVCC) service 1…63, decoded by ``CEA708Decoder``.
+    case cea708(service: Int)
+
+    /// The service of an HLS `INSTREAM-ID`: `CC1`…`CC4` or `SERVICE1`…`SERVICE63`; nil for anything else.
+    package init?(instreamID: String) {
+        if instreamID.count == 3, instreamID.hasPrefix("CC"), let n = Int(instreamID.dropFirst(2)), (1...4).contains(n)
+        {
+            self = .cea608(channel: n)
+        } else if instreamID.hasPrefix("SERVICE"), instreamID.dropFirst(7).allSatisfy({ ("0"..."9").contains($0) }),
+            !instreamID.dropFirst(7).hasPrefix("0"), instreamID.count <= 9, let n = Int(instreamID.dropFirst(7)),
+            (1...63).contains(n)
+        {
+            self = .cea708(service: n)
+        } else {
+            return nil
+        }
     }
 }

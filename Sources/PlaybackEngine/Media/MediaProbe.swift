@@ -34,8 +34,9 @@ package enum MediaProbe {
             }
         }
         if source.isLocal {
-            for index in captionedVideoStreams(source, streams: description.streams) {
-                description.streams[index].hasClosedCaptions = true
+            for (index, found) in captionedVideoStreams(source, streams: description.streams) {
+                description.streams[index].hasClosedCaptions = found.cea608
+                description.streams[index].cea708Services = found.cea708.sorted()
             }
         }
         // (Only a network source is kept — one that no caption probe has read from.)
@@ -47,9 +48,12 @@ package enum MediaProbe {
     /// 120 covers the first seconds of interleaved audio and video).
     static let captionProbePackets = 120
 
-    /// The H.264/HEVC video streams of the opened `source` whose first packets carry CEA-608 caption data (a valid
-    /// 608 byte pair). Reads a few packets from the start; the source is not used for anything else afterwards.
-    private static func captionedVideoStreams(_ source: any MediaSource, streams: [StreamDescription]) -> Set<Int> {
+    /// The H.264/HEVC video streams of the opened `source` whose first packets carry caption data: CEA-608 (a valid
+    /// 608 byte pair) and the CEA-708 services (DTVCC packets: the services whose blocks they carry, and service 1).
+    /// Reads a few packets from the start; the source is not used for anything else afterwards.
+    private static func captionedVideoStreams(
+        _ source: any MediaSource, streams: [StreamDescription]
+    ) -> [Int: (cea608: Bool, cea708: Set<Int>)] {
         var extractors: [Int: ClosedCaptionExtractor] = [:]
         for s in streams where s.kind == .video && (s.codecName == "h264" || s.codecName == "hevc") {
             if let parameters = try? source.codecParameters(stream: s.index),
@@ -58,19 +62,29 @@ package enum MediaProbe {
                 extractors[s.index] = extractor
             }
         }
-        guard !extractors.isEmpty else { return [] }
-        var found = Set<Int>()
+        guard !extractors.isEmpty else { return [:] }
+        var found608 = Set<Int>()
+        var dtvcc: [Int: CEA708Decoder] = [:]
         let packet = Packet()
         for _ in 0..<captionProbePackets {
             packet.unref()
             guard case .packet = (try? source.read(into: packet)) ?? .endOfFile else { break }
-            guard let extractor = extractors[packet.streamIndex], !found.contains(packet.streamIndex) else { continue }
+            guard let extractor = extractors[packet.streamIndex] else { continue }
             let data = packet.withData { extractor.captionData(in: $0) }
+            let triplets = stride(from: 0, to: data.count - 2, by: 3)
             // cc_valid with cc_type 0 or 1 (608 field 1 or 2).
-            if stride(from: 0, to: data.count - 2, by: 3).contains(where: { data[$0] & 0x06 == 0x04 }) {
-                found.insert(packet.streamIndex)
+            if triplets.contains(where: { data[$0] & 0x06 == 0x04 }) { found608.insert(packet.streamIndex) }
+            // cc_valid with cc_type 2 or 3 (DTVCC packet data or start).
+            if triplets.contains(where: { data[$0] & 0x06 == 0x06 }) {
+                var decoder = dtvcc[packet.streamIndex] ?? CEA708Decoder(service: 1)
+                _ = decoder.decode(data, at: .zero)
+                dtvcc[packet.streamIndex] = decoder
             }
-            if found.count == extractors.count { break }
+        }
+        var found: [Int: (cea608: Bool, cea708: Set<Int>)] = [:]
+        for index in found608.union(dtvcc.keys) {
+            let services = dtvcc[index].map { $0.servicesPresent.union([1]) } ?? []
+            found[index] = (found608.contains(index), services)
         }
         return found
     }

@@ -54,6 +54,10 @@ package struct StreamDescription: Sendable {
     /// Whether the (H.264 or HEVC) video carries CEA-608 closed captions in its SEI: found by
     /// ``MediaProbe/describe(url:options:cancellation:factory:)`` in the first packets of media on this machine.
     package var hasClosedCaptions = false
+    /// The CEA-708 services the (H.264 or HEVC) video carries in its SEI, ascending: found like
+    /// ``hasClosedCaptions``; service 1 whenever DTVCC data is there at all (the first packets may carry only
+    /// padding).
+    package var cea708Services: [Int] = []
 
     /// Audio: samples per second (0 otherwise).
     package var sampleRate = 0

@@ -18,10 +18,10 @@ package final class SubtitleTrackReader: @unchecked Sendable {
     package let store: SubtitleCueStore
     private let source: any MediaSource
     private let timeOrigin: CMTime
-    /// Whether the stream is a video stream whose CEA-608 captions (SEI) are read, rather than a subtitle stream.
+    /// Whether the stream is a video stream whose closed captions (SEI) are read, rather than a subtitle stream.
     package let readsClosedCaptions: Bool
-    /// The CEA-608 channel read (1…4) when ``readsClosedCaptions``; nil: a service that is not decoded.
-    package let captionChannel: Int?
+    /// The caption service read when ``readsClosedCaptions``; nil: none (nothing is decoded).
+    package let captionService: ClosedCaptionService?
     /// Guards `thread` and `stopped`.
     private let lock = NSLock()
     private var thread: WorkerThread?
@@ -29,19 +29,18 @@ package final class SubtitleTrackReader: @unchecked Sendable {
 
     /// A reader of stream `streamIndex` of `source` (unopened; the reader owns it), whose container time
     /// `timeOrigin` is item time zero. With `closedCaptions`, the stream is an H.264 or HEVC video stream whose
-    /// CEA-608 captions (ATSC A/53 SEI) are found in its packets, without decoding pictures, and decoded by
-    /// libavcodec's `ccaption`.
-    ///
-    /// `captionChannel` is the CEA-608 channel read (1…4: CC1…CC4; ``CaptionChannelFilter``); nil for a channel that
-    /// is not decoded (a CEA-708 service): the reader then reads nothing and its store stays empty.
+    /// captions (ATSC A/53 SEI) are found in its packets, without decoding pictures, and decoded: those of
+    /// `captionService`, a CEA-608 channel (1…4: CC1…CC4; ``CaptionChannelFilter`` and libavcodec's `ccaption`) or
+    /// a CEA-708 service (``CEA708Decoder``). With a nil `captionService` the reader reads nothing and its store
+    /// stays empty.
     package init(
         source: any MediaSource, streamIndex: Int, timeOrigin: CMTime, closedCaptions: Bool = false,
-        captionChannel: Int? = 1
+        captionService: ClosedCaptionService? = .cea608(channel: 1)
     ) {
         self.source = source
         self.timeOrigin = timeOrigin
         self.readsClosedCaptions = closedCaptions
-        self.captionChannel = captionChannel
+        self.captionService = captionService
         self.store = SubtitleCueStore(streamIndex: streamIndex)
     }
 
@@ -70,8 +69,8 @@ package final class SubtitleTrackReader: @unchecked Sendable {
     private func run() {
         let index = store.streamIndex
         do throws(FFmpegError) {
-            if readsClosedCaptions && captionChannel == nil {
-                // A CEA-708 service: selectable, nothing decoded.
+            if readsClosedCaptions && captionService == nil {
+                // No service: nothing to decode.
                 store.finish()
                 return
             }
@@ -92,7 +91,7 @@ package final class SubtitleTrackReader: @unchecked Sendable {
                 guard packet.streamIndex == index else { continue }
                 // A damaged packet loses its cue, not the stream.
                 guard let decoded = try? decoder.decode(packet), let pts = decoded.packetPTS else { continue }
-                store.add(cue(decoded, pts: pts, timeBase: timeBase))
+                store.add(Self.cue(decoded, pts: pts, timeBase: timeBase, timeOrigin: timeOrigin))
             }
             store.finish()
         } catch {
@@ -106,17 +105,16 @@ package final class SubtitleTrackReader: @unchecked Sendable {
 
     /// Reads the captions of video stream `index`: caption data of each packet, put in display order, decoded.
     private func readClosedCaptions(stream index: Int, timeBase: Rational) throws(FFmpegError) {
-        var filter = CaptionChannelFilter(channel: captionChannel ?? 1)
-        let decoder = try SubtitleDecoder(closedCaptionsWithTimeBase: timeBase)
+        let decoder = try CaptionServiceDecoder(
+            captionService ?? .cea608(channel: 1), timeBase: timeBase, timeOrigin: timeOrigin)
         store.setFormat(assHeader: decoder.assHeader, frameSize: (0, 0))
         var pending: [(pts: Int64, data: [UInt8])] = []
         func decodeFirst() {
             let (pts, data) = pending.removeFirst()
-            guard let decoded = try? decoder.decode(captionData: data, pts: pts) else { return }
-            store.add(cue(decoded, pts: pts, timeBase: timeBase))
+            for cue in decoder.decode(data, pts: pts) { store.add(cue) }
         }
         func add(_ data: [UInt8], pts: Int64) {
-            let data = filter.filter(data)
+            let data = decoder.filter(data)
             guard !data.isEmpty else { return }
             let at = pending.firstIndex { $0.pts > pts } ?? pending.count
             pending.insert((pts, data), at: at)
@@ -143,10 +141,11 @@ package final class SubtitleTrackReader: @unchecked Sendable {
             add(packet.withData { extractor.captionData(in: $0) }, pts: pts)
         }
         while !pending.isEmpty { decodeFirst() }
+        for cue in decoder.finish() { store.add(cue) }
     }
 
-    /// `decoded` on the item's timeline.
-    private func cue(_ decoded: DecodedSubtitle, pts: Int64, timeBase: Rational) -> SubtitleCue {
+    /// `decoded`, from a packet at `pts` (`timeBase`), on the item's timeline (container time `timeOrigin` is zero).
+    static func cue(_ decoded: DecodedSubtitle, pts: Int64, timeBase: Rational, timeOrigin: CMTime) -> SubtitleCue {
         let own = decoded.pts.map { CMTime(value: $0, timescale: 1_000_000) }
         let base = (own ?? CMTime(ffmpeg: pts, timeBase: timeBase)) - timeOrigin
         let start = base + CMTime(value: decoded.startOffset, timescale: 1000)
