@@ -99,8 +99,9 @@ open class AVPlayerItemMetadataOutput: AVPlayerItemOutput, @unchecked Sendable {
         guard !items.isEmpty else { return }
         let group = AVTimedMetadataGroup(
             items: items, timeRange: CMTimeRange(start: sample.time, duration: sample.duration ?? .indefinite))
+        // (The item's tracks as they will be published: a group at the start comes before `tracks` is set.)
         let track = sample.streamIndex.flatMap { index in
-            attachedItem?.tracks.first { $0.assetTrack?.streamIndex == index }
+            attachedItem?.sessionTracks().first { $0.assetTrack?.streamIndex == index }
         }
         send { delegate, output in
             delegate.metadataOutput(output, didOutputTimedMetadataGroups: [group], from: track)

@@ -168,19 +168,33 @@ extension AVPlayerItem {
         return descriptor
     }
 
-    /// The engine prepared the item: publish what it is.
-    func becameReady() {
-        guard case .success(let d) = asset.loader.wait() else { return }
-        let assetTracks = asset.tracks
+    /// The item's tracks for its current session, made once per session: the objects ``tracks`` publishes when the
+    /// item becomes ready, also to an output that names one before that is on the main queue (a metadata group
+    /// delivered as playback starts). Any thread.
+    func sessionTracks() -> [AVPlayerItemTrack] {
         let session = read { $0.session }
+        let key = session.map(ObjectIdentifier.init)
+        if let made = read({ $0.sessionTracks }), made.session == key { return made.tracks }
         let playedIndices = Set([session?.descriptor.videoStream, session?.descriptor.audioStream].compactMap { $0 })
-        let items = assetTracks.map { track in
+        let tracks = asset.tracks.map { track in
             AVPlayerItemTrack(
                 assetTrack: track,
                 enabled: playedIndices.contains(track.streamIndex)
                     || (track.mediaType != .audio && track.mediaType != .video),
                 item: self)
         }
+        return mutate { s in
+            if let made = s.sessionTracks, made.session == key { return made.tracks }
+            s.sessionTracks = (key, tracks)
+            return tracks
+        }
+    }
+
+    /// The engine prepared the item: publish what it is.
+    func becameReady() {
+        guard case .success(let d) = asset.loader.wait() else { return }
+        let session = read { $0.session }
+        let items = sessionTracks()
         var size = CGSize.zero
         if let video = d.tracks.first(where: { $0.streamIndex == session?.descriptor.videoStream }) {
             var natural = video.naturalSize

@@ -47,6 +47,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var duration = CMTime.indefinite
         var presentationSize = CGSize.zero
         var tracks: [AVPlayerItemTrack] = []
+        /// The tracks made for a session (see `sessionTracks()`), before or as `tracks` publishes them.
+        var sessionTracks: (session: ObjectIdentifier?, tracks: [AVPlayerItemTrack])?
         var loadedTimeRanges: [NSValue] = []
         var seekableTimeRanges: [NSValue] = []
         var isPlaybackLikelyToKeepUp = false
