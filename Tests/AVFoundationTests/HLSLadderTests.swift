@@ -118,7 +118,11 @@ final class HLSLadderTests: XCTestCase {
         XCTAssertEqual(french().filter { $0 == "/hls/ts/fra.m3u8" }.count, 1)
         // From the segment of the switch on, each once (2 s segments: the switch is in the second, 2-4 s).
         let segments = french().filter { $0.hasSuffix(".ts") }
-        XCTAssertEqual(Set(segments).count, segments.count, "\(segments)")
+        // (With each request's range, status and bytes sent, to tell a retry from a second fetch if it fails.)
+        let records = server.requestLog.filter { $0.path.contains("/fra_") }.map {
+            "\($0.path) \($0.range ?? "-") \($0.status) \($0.bytesSent)\($0.wasReset ? " reset" : "")"
+        }
+        XCTAssertEqual(Set(segments).count, segments.count, "\(records)")
         XCTAssertFalse(segments.contains("/hls/ts/fra_000.ts"), "\(segments)")
         XCTAssertTrue(segments.contains("/hls/ts/fra_005.ts"), "\(segments)")
         let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
