@@ -80,7 +80,7 @@ final class AvplayKeysTests: XCTestCase {
 
         // q quits with status 0 and the shell gets its terminal back unchanged.
         try tmux(["send-keys", "-t", session, "q"])
-        try wait("avplay to exit") { FileManager.default.fileExists(atPath: after) }
+        try wait("avplay to exit") { Self.isWritten(after) }
         let status = try String(contentsOfFile: rc, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(status, "0", capture())
         XCTAssertEqual(
@@ -101,7 +101,7 @@ final class AvplayKeysTests: XCTestCase {
         try tmux(["send-keys", "-t", session, "Enter"])
         try wait("playing") { self.status().contains("playing") }
         try tmux(["send-keys", "-t", session, "C-c"])
-        try wait("avplay to exit") { FileManager.default.fileExists(atPath: after) }
+        try wait("avplay to exit") { Self.isWritten(after) }
         let status = try String(contentsOfFile: rc, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertEqual(status, "130")
         XCTAssertEqual(
@@ -110,6 +110,12 @@ final class AvplayKeysTests: XCTestCase {
     }
 
     // MARK: Helpers
+
+    /// Whether the shell has written `path` whole: `stty -g > path` creates the file before stty writes its line, so
+    /// its existence alone (read at once on a loaded machine) gave an empty "after".
+    static func isWritten(_ path: String) -> Bool {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.hasSuffix("\n") ?? false
+    }
 
     /// Runs tmux with `arguments` and returns its standard output; throws when it fails.
     @discardableResult
