@@ -92,20 +92,25 @@ final class TimedMetadataFeed: PlayheadSink, @unchecked Sendable {
                     passed.removeFirst(lastBefore)
                 }
                 delivered = passed
+                // The frontier delivered stays where it was when the target steps back while playing forwards
+                // (a smaller advance after a rate change, a playhead reported a little earlier): the samples up
+                // to it are delivered already, and a cursor past the new target asked for an inverted range.
+                last = max(target, previous)
             } else if let previous = last {
                 // Backwards: each sample passed brings the one before it back.
                 for s in store.samples(before: previous, downTo: target) {
                     if let before = store.sample(justBefore: s.time) { delivered.append(before) }
                 }
+                last = target
             } else {
                 sequenceStart = target
+                last = target
                 if let inEffect = store.sample(at: target) {
                     delivered = [inEffect]
                 } else {
                     owner.feedStartedWithNothingInEffect(session: from)
                 }
             }
-            last = target
             for s in delivered {
                 cursor = s.time
                 owner.feedDelivered(s, session: from)

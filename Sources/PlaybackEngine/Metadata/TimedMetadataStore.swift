@@ -104,13 +104,19 @@ package final class TimedMetadataStore: @unchecked Sendable {
     /// The samples with `lower < time <= upper`, in time order: what playing forwards from `lower` to `upper`
     /// passes.
     package func samples(after lower: CMTime, through upper: CMTime) -> [TimedMetadataSample] {
-        lock.withLock { Array(samples[index(after: lower)..<index(after: upper)]) }
+        lock.withLock {
+            let (from, to) = (index(after: lower), index(after: upper))
+            return from < to ? Array(samples[from..<to]) : []
+        }
     }
 
     /// The samples with `lower < time <= upper`, latest first: what playing backwards from `upper` to `lower`
     /// passes.
     package func samples(before upper: CMTime, downTo lower: CMTime) -> [TimedMetadataSample] {
-        lock.withLock { samples[index(after: lower)..<index(after: upper)].reversed() }
+        lock.withLock {
+            let (from, to) = (index(after: lower), index(after: upper))
+            return from < to ? samples[from..<to].reversed() : []
+        }
     }
 
     /// The sample in effect at `t` (the latest with `time <= t`), nil before the first.
