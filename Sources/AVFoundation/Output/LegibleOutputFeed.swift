@@ -52,6 +52,12 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
     // MARK: Engine thread
 
     func playheadMoved(to itemTime: CMTime, rate: Float, session from: ItemSession) {
+        compare(at: itemTime, rate: rate, session: from, replaying: false)
+    }
+
+    /// Compares at a playhead: the engine's (`replaying` false), or the last one again when the store changed —
+    /// skipped when the engine has moved on since it was read, so that an older playhead never steps back.
+    private func compare(at itemTime: CMTime, rate: Float, session from: ItemSession, replaying: Bool) {
         guard let output = owner?.output else { return }
         let advance = output.advanceIntervalForDelegateInvocation * Double(abs(rate))
         let ahead = CMTime(seconds: advance, preferredTimescale: 1_000_000_000)
@@ -60,6 +66,7 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
         var deliveries: [(cues: [SubtitleCue], time: CMTime)] = []
         lock.withLock {
             guard from === session else { return }
+            if replaying, let now = lastPlayhead, now.time != itemTime || now.rate != rate { return }
             let current = from.subtitleCues
             if current !== store {
                 flushed = started && !shown.isEmpty
@@ -108,7 +115,7 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
             changed === store ? lastPlayhead : nil
         }
         guard let playhead else { return }
-        playheadMoved(to: playhead.time, rate: playhead.rate, session: session)
+        compare(at: playhead.time, rate: playhead.rate, session: session, replaying: true)
     }
 
     func flush(session current: ItemSession?) {

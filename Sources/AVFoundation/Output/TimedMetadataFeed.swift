@@ -68,12 +68,19 @@ final class TimedMetadataFeed: PlayheadSink, @unchecked Sendable {
     // MARK: Engine thread
 
     func playheadMoved(to itemTime: CMTime, rate: Float, session from: ItemSession) {
+        compare(at: itemTime, rate: rate, session: from, replaying: false)
+    }
+
+    /// Compares at a playhead: the engine's (`replaying` false), or the last one again when the store changed —
+    /// skipped when the engine has moved on since it was read, so that an older playhead never steps back.
+    private func compare(at itemTime: CMTime, rate: Float, session from: ItemSession, replaying: Bool) {
         guard let owner else { return }
         let advance = owner.feedAdvanceInterval * Double(abs(rate))
         let ahead = CMTime(seconds: advance, preferredTimescale: 1_000_000_000)
         let target = rate < 0 ? itemTime - ahead : itemTime + ahead
         lock.withLock {
             guard from === session else { return }
+            if replaying, let now = lastPlayhead, now.time != itemTime || now.rate != rate { return }
             let store = from.timedMetadata
             if !observing {
                 observing = true
@@ -122,7 +129,7 @@ final class TimedMetadataFeed: PlayheadSink, @unchecked Sendable {
     private func storeChanged(session: ItemSession) {
         let playhead = lock.withLock { session === self.session ? lastPlayhead : nil }
         guard let playhead else { return }
-        playheadMoved(to: playhead.time, rate: playhead.rate, session: session)
+        compare(at: playhead.time, rate: playhead.rate, session: session, replaying: true)
     }
 
     func flush(session current: ItemSession?) {
