@@ -220,8 +220,13 @@ final class HTTPTestServerTests: XCTestCase {
     func test_delay_comesBeforeTheHeaders() throws {
         server.inject(.delay(0.3), forPath: "/a.txt", schedule: .nth(1))
         XCTAssertEqual(fetch("a.txt").body, Data("hello\n".utf8))
+        // (The client can hold the body before the server's thread has finished the request's record.)
+        waitUntil("the answer recorded") { self.server.requestLog.first?.end != nil }
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(server.requestLog.first).waitedBeforeHeaders, 0.3)
         XCTAssertEqual(fetch("a.txt").status, 200)
+        waitUntil("the second answer recorded") {
+            self.server.requestLog.count == 2 && self.server.requestLog[1].end != nil
+        }
         XCTAssertEqual(server.requestLog.last?.waitedBeforeHeaders, 0)
     }
 
