@@ -17,14 +17,6 @@ final class AVPlayerReverseTests: XCTestCase {
         return (v, item)
     }
 
-    private func exactSeek(_ item: AVPlayerItem, _ seconds: Double) {
-        let done = LockedBox<Bool?>(nil)
-        item.seek(to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero)
-        { ok in done.withLock { $0 = ok } }
-        waitUntil("seek \(seconds)") { done.withLock { $0 } != nil }
-        XCTAssertEqual(done.withLock { $0 }, true)
-    }
-
     func test_canPlayReverse_isTrueForSeekableMedia() throws {
         let (_, item) = try readyPlayer(mode: .manual)
         XCTAssertTrue(item.canPlayReverse)

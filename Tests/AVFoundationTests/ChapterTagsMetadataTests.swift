@@ -42,15 +42,6 @@ final class ChapterTagsMetadataTests: XCTestCase {
         _ = s.log.events
     }
 
-    private func exactSeek(_ item: AVPlayerItem, _ seconds: Double) {
-        let done = LockedBox<Bool?>(nil)
-        item.seek(
-            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
-        ) { ok in done.withLock { $0 = ok } }
-        waitUntil("seek \(seconds)") { done.withLock { $0 } != nil }
-        XCTAssertEqual(done.withLock { $0 }, true)
-    }
-
     /// Each group's chapter title (`org.ffmpeg/title`), "-" without one; "flush" for a flush.
     private func titles(_ log: MetadataLog) -> [String] {
         log.events.compactMap { e -> String? in
@@ -108,22 +99,7 @@ final class ChapterTagsMetadataTests: XCTestCase {
         }
         XCTAssertEqual(titles(s.log), titles(ChapterTagsFixture.chapters[...]))
         // Before the first tick the playhead is at 0 (the first chapter is in effect as the item becomes ready).
-        var lastTick = 0.0
-        var pending: [Double] = []
-        for e in s.log.events {
-            switch e {
-            case .tick(let t):
-                lastTick = t.seconds
-                for due in pending { XCTAssertLessThanOrEqual(lastTick, due + frame + 0.001, "on time") }
-                pending = []
-            case .groups(let g, _):
-                let t = g[0].timeRange.start.seconds
-                XCTAssertGreaterThanOrEqual(lastTick, t - frame - 0.001, "not early")
-                pending.append(t)
-            case .flushed:
-                XCTFail("no flush without a seek")
-            }
-        }
+        s.log.assertOnTime(frame: frame, firstTick: 0, fromMetadataTrack: false)
     }
 
     func test_chapterTags_seek_flushes_thenTheChapterInEffect_thenTheRest() throws {

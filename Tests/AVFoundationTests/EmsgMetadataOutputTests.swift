@@ -51,15 +51,6 @@ final class EmsgMetadataOutputTests: XCTestCase {
         _ = s.log.events
     }
 
-    private func exactSeek(_ item: AVPlayerItem, _ seconds: Double) {
-        let done = LockedBox<Bool?>(nil)
-        item.seek(
-            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
-        ) { ok in done.withLock { $0 = ok } }
-        waitUntil("seek \(seconds)", timeout: 30) { done.withLock { $0 } != nil }
-        XCTAssertEqual(done.withLock { $0 }, true)
-    }
-
     private func titles(_ events: ArraySlice<EmsgID3Fixture.Event>) -> [String] { events.map(\.title) }
 
     func test_emsg_everyTagOnce_inOrder_atItsTime_withItsItems() {
@@ -104,22 +95,7 @@ final class EmsgMetadataOutputTests: XCTestCase {
             }
         }
         XCTAssertEqual(s.log.titles, titles(EmsgID3Fixture.events[0..<3]))
-        var lastTick = -Double.infinity
-        var pending: [Double] = []
-        for e in s.log.events {
-            switch e {
-            case .tick(let t):
-                lastTick = t.seconds
-                for due in pending { XCTAssertLessThanOrEqual(lastTick, due + frame + 0.001, "on time") }
-                pending = []
-            case .groups(let g, _):
-                let t = g[0].timeRange.start.seconds
-                XCTAssertGreaterThanOrEqual(lastTick, t - frame - 0.001, "not early")
-                pending.append(t)
-            case .flushed:
-                XCTFail("no flush without a seek")
-            }
-        }
+        s.log.assertOnTime(frame: frame, firstTick: -.infinity, fromMetadataTrack: false)
     }
 
     func test_emsg_seek_flushes_thenTheTagInEffect_thenTheRestOnce() {

@@ -97,15 +97,6 @@ final class LegibleOutputTests: XCTestCase {
         _ = s.log.events
     }
 
-    private func exactSeek(_ item: AVPlayerItem, _ seconds: Double) {
-        let done = LockedBox<Bool?>(nil)
-        item.seek(
-            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
-        ) { ok in done.withLock { $0 = ok } }
-        waitUntil("seek \(seconds)") { done.withLock { $0 } != nil }
-        XCTAssertEqual(done.withLock { $0 }, true)
-    }
-
     /// Cue n on, then off, for n in `numbers`: the deliveries forwards playback makes.
     private func forwardSequence(_ cues: [TestSupport.SubtitleCue]) -> [(texts: [String], time: Double)] {
         cues.flatMap { [([$0.text], $0.start), ([], $0.end)] }

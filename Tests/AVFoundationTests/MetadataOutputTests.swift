@@ -91,15 +91,6 @@ final class MetadataOutputTests: XCTestCase {
         _ = s.log.events
     }
 
-    private func exactSeek(_ item: AVPlayerItem, _ seconds: Double) {
-        let done = LockedBox<Bool?>(nil)
-        item.seek(
-            to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
-        ) { ok in done.withLock { $0 = ok } }
-        waitUntil("seek \(seconds)") { done.withLock { $0 } != nil }
-        XCTAssertEqual(done.withLock { $0 }, true)
-    }
-
     /// Plays a manual-clock player one frame at a time (each step waits for its tick), to `seconds`.
     private func playFrameByFrame(_ s: Setup, to seconds: Double) {
         s.v.player.play()
@@ -142,7 +133,7 @@ final class MetadataOutputTests: XCTestCase {
             XCTAssertEqual(items[2].extraAttributes?[.info] as? String, TimedID3Fixture.Event.privateOwner)
             XCTAssertEqual(items[0].time.seconds, event.time.seconds, accuracy: 0.001)
         }
-        assertOnTime(s.log)
+        s.log.assertOnTime(frame: frame)
     }
 
     func test_advanceInterval_deliversThatMuchEarly() throws {
@@ -151,36 +142,9 @@ final class MetadataOutputTests: XCTestCase {
         XCTAssertEqual(s.output.advanceIntervalForDelegateInvocation, 0.25)
         playFrameByFrame(s, to: 2.9)
         XCTAssertEqual(s.log.titles, titles(TimedID3Fixture.events[...]))
-        assertOnTime(s.log, advance: 0.25)
+        s.log.assertOnTime(frame: frame, advance: 0.25)
         s.output.advanceIntervalForDelegateInvocation = -.infinity
         XCTAssertEqual(s.output.advanceIntervalForDelegateInvocation, 0)
-    }
-
-    /// Each group came between the ticks around its time less `advance`: no later than the first tick at or past
-    /// it plus a frame, not before the tick a frame short of it; each from the item's metadata track.
-    private func assertOnTime(
-        _ log: MetadataLog, advance: Double = 0, file: StaticString = #filePath, line: UInt = #line
-    ) {
-        var lastTick = -Double.infinity
-        var pending: [Double] = []
-        for e in log.events {
-            switch e {
-            case .tick(let t):
-                lastTick = t.seconds
-                for due in pending {
-                    XCTAssertLessThanOrEqual(lastTick, due - advance + frame + 0.001, "on time", file: file, line: line)
-                }
-                pending = []
-            case .groups(let g, let track):
-                let t = g[0].timeRange.start.seconds
-                XCTAssertGreaterThanOrEqual(lastTick, t - advance - frame - 0.001, "not early", file: file, line: line)
-                pending.append(t)
-                XCTAssertEqual(
-                    track?.assetTrack?.mediaType, .metadata, "from the metadata track", file: file, line: line)
-            case .flushed:
-                XCTFail("no flush without a seek", file: file, line: line)
-            }
-        }
     }
 
     func test_identifiers_filterTheItems() throws {
@@ -289,5 +253,38 @@ final class NetworkMetadataOutputTests: XCTestCase {
         assertEveryTag(server.url(ts.lastPathComponent))
         assertEveryTag(server.url("id3.m3u8"))
         withExtendedLifetime(server) {}
+    }
+}
+
+extension MetadataLog {
+    /// Checks that each group came between the ticks a frame either side of its start (`advance` earlier): not
+    /// before the tick a frame short of it, by the tick after it plus a frame; with `fromMetadataTrack`, each from the
+    /// item's metadata track. `firstTick` is the playhead before the first tick.
+    func assertOnTime(
+        frame: Double, advance: Double = 0, firstTick: Double = -.infinity, fromMetadataTrack: Bool = true,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        var lastTick = firstTick
+        var pending: [Double] = []
+        for e in events {
+            switch e {
+            case .tick(let t):
+                lastTick = t.seconds
+                for due in pending {
+                    XCTAssertLessThanOrEqual(lastTick, due - advance + frame + 0.001, "on time", file: file, line: line)
+                }
+                pending = []
+            case .groups(let g, let track):
+                let t = g[0].timeRange.start.seconds
+                XCTAssertGreaterThanOrEqual(lastTick, t - advance - frame - 0.001, "not early", file: file, line: line)
+                pending.append(t)
+                if fromMetadataTrack {
+                    XCTAssertEqual(
+                        track?.assetTrack?.mediaType, .metadata, "from the metadata track", file: file, line: line)
+                }
+            case .flushed:
+                XCTFail("no flush without a seek", file: file, line: line)
+            }
+        }
     }
 }

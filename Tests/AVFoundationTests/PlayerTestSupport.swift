@@ -84,6 +84,16 @@ func waitUntil(
     }
 }
 
+/// Seeks `item` exactly to `seconds`, waits for the seek to complete and checks that it finished.
+func exactSeek(_ item: AVPlayerItem, _ seconds: Double, file: StaticString = #filePath, line: UInt = #line) {
+    let done = LockedBox<Bool?>(nil)
+    item.seek(to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero) {
+        ok in done.withLock { $0 = ok }
+    }
+    waitUntil("seek \(seconds)", file: file, line: line) { done.withLock { $0 } != nil }
+    XCTAssertEqual(done.withLock { $0 }, true, file: file, line: line)
+}
+
 /// Runs the main run loop briefly so queued main-queue deliveries happen.
 func spinMainRunLoop(_ seconds: TimeInterval = 0.05) {
     RunLoop.main.run(until: Date().addingTimeInterval(seconds))
