@@ -8,24 +8,29 @@ import XCTest
 
 /// `AVPlayerLayer` drawing into a real SDL window on a private Xvfb display, read back from the renderer.
 ///
-/// Skipped when `Xvfb` is not installed. The display is `:97`; `DISPLAY` is set for this process only while the
-/// test runs, and the server is stopped only after the window thread has let go of it (Xlib exits the process
-/// when its server disappears).
+/// Skipped when `Xvfb` is not installed. The display is the first free one from a number this process picks
+/// (`:100` up, so that a parallel test run does not take the same: it skipped these tests while another held `:97`);
+/// `DISPLAY` is set for this process only while the test runs, and the server is stopped only after the window
+/// thread has let go of it (Xlib exits the process when its server disappears).
 final class AVPlayerLayerWindowTests: XCTestCase {
-    private static let display = ":97"
+    private var display = ":100"
     private var server: Process?
     private var previousDisplay: String?
 
     override func setUpWithError() throws {
         let xvfb = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let xvfb else { throw XCTSkip("Xvfb is not installed") }
-        let socket = "/tmp/.X11-unix/X" + Self.display.dropFirst()
-        guard !FileManager.default.fileExists(atPath: socket) else {
-            throw XCTSkip("display \(Self.display) is already in use")
+        var number = 100 + Int(getpid() % 50)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+            || FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
+        {
+            number += 1
         }
+        display = ":\(number)"
+        let socket = "/tmp/.X11-unix/X\(number)"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: xvfb)
-        process.arguments = [Self.display, "-screen", "0", "800x600x24", "-nolisten", "tcp"]
+        process.arguments = [display, "-screen", "0", "800x600x24", "-nolisten", "tcp"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -36,7 +41,7 @@ final class AVPlayerLayerWindowTests: XCTestCase {
             usleep(20_000)
         }
         previousDisplay = ProcessInfo.processInfo.environment["DISPLAY"]
-        setenv("DISPLAY", Self.display, 1)
+        setenv("DISPLAY", display, 1)
     }
 
     override func tearDown() {
