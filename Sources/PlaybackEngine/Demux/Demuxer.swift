@@ -71,6 +71,8 @@ package final class Demuxer: @unchecked Sendable {
         var pendingSeek: SeekRequest?
         /// The latest routing table not yet applied.
         var pendingStreams: [Int: PacketQueue]?
+        /// Whether a seek follows ``pendingStreams`` (see ``Demuxer/setStreams(_:seekFollows:)``).
+        var streamsAwaitSeek = false
         /// The read-ahead limits.
         var limits: BufferLimits
         /// See ``Demuxer/onEvent``.
@@ -92,7 +94,7 @@ package final class Demuxer: @unchecked Sendable {
     /// Guarded by `control`.
     private var shared: Shared
     /// Kind of every container stream, read at `init` (audio and video queues count for duration limits).
-    private let streamKinds: [StreamKind]
+    let streamKinds: [StreamKind]
     /// The container's end (start + duration) when known: the buffered end at the end of input when nothing
     /// was read since the last seek.
     private let containerEnd: CMTime?
@@ -103,7 +105,7 @@ package final class Demuxer: @unchecked Sendable {
     /// Where `av_read_frame` writes; its payload is moved into a pooled packet of the target queue.
     let scratch = Packet()
     /// The routing table the thread uses.
-    private var streams: [Int: PacketQueue]
+    var streams: [Int: PacketQueue]
     /// Whether the end of input (or a fatal read error) was reached and the markers queued.
     private var reachedEnd = false
     /// Consecutive failed reads.
@@ -225,10 +227,20 @@ package final class Demuxer: @unchecked Sendable {
     /// Replaces the routing table (e.g. another audio track): streams that leave stop being read (their
     /// queues are left to the owner), new streams are read from the current position on; a new queue
     /// gets an end-of-stream marker at once if the input already ended. Asynchronous.
-    package func setStreams(_ streams: [Int: PacketQueue]) {
-        control.withLock { shared.pendingStreams = streams }
+    ///
+    /// With `seekFollows` (the engine seeks to the playhead right after a switch), the thread reads nothing between
+    /// the new table and that seek (for at most ``switchSeekWait``): a source that opens an input for a new stream
+    /// where it is reading (an HLS rendition) would otherwise fetch a segment there and drop it at the seek.
+    package func setStreams(_ streams: [Int: PacketQueue], seekFollows: Bool = false) {
+        control.withLock {
+            shared.pendingStreams = streams
+            shared.streamsAwaitSeek = seekFollows
+        }
         control.broadcast()
     }
+
+    /// How long the thread waits, after a table whose seek follows, for that seek.
+    static let switchSeekWait = 2.0
 
     /// Whether the input ended (or failed) and the end-of-stream markers were queued; cleared by a seek.
     package var isAtEndOfFile: Bool {
@@ -267,6 +279,15 @@ package final class Demuxer: @unchecked Sendable {
                 perform(seek)
                 continue
             }
+            if requests.awaitSeek {
+                let deadline = Date().addingTimeInterval(Self.switchSeekWait)
+                control.withLock {
+                    while !shared.abortRequested && shared.pendingSeek == nil && Date() < deadline {
+                        control.wait(timeout: 0.05)
+                    }
+                }
+                continue
+            }
             if reachedEnd || isFull(requests.limits) {
                 control.withLock {
                     if !shared.abortRequested && shared.pendingSeek == nil && shared.pendingStreams == nil {
@@ -288,6 +309,8 @@ package final class Demuxer: @unchecked Sendable {
         var seek: SeekRequest?
         /// A routing table to apply.
         var streams: [Int: PacketQueue]?
+        /// Whether a seek follows that table.
+        var awaitSeek: Bool
         /// The current limits.
         var limits: BufferLimits
     }
@@ -298,10 +321,11 @@ package final class Demuxer: @unchecked Sendable {
             defer {
                 shared.pendingSeek = nil
                 shared.pendingStreams = nil
+                shared.streamsAwaitSeek = false
             }
             return Requests(
                 abort: shared.abortRequested, seek: shared.pendingSeek, streams: shared.pendingStreams,
-                limits: shared.limits)
+                awaitSeek: shared.pendingStreams != nil && shared.streamsAwaitSeek, limits: shared.limits)
         }
     }
 
@@ -505,21 +529,6 @@ package final class Demuxer: @unchecked Sendable {
     /// Packets read at most while looking for the keyframe a seek landed on.
     static let landingReadLimit = 2000
 
-    /// The next keyframe after `target` when it lies inside `window` while the keyframe at or before
-    /// `target` lies before it (from the video stream's index, or the first routed stream's).
-    private func forwardKeyframe(for target: CMTime, in window: ClosedRange<CMTime>) -> CMTime? {
-        let indices = streams.keys.sorted()
-        guard let stream = indices.first(where: { source.kind(ofStream: $0) == .video }) ?? indices.first else {
-            return nil
-        }
-        guard let tb = source.timeBase(ofStream: stream), let ts = target.ffmpegValue(in: tb) else { return nil }
-        let (before, after) = source.keyframeTimestamps(stream: stream, around: ts)
-        if let before, window.contains(CMTime(ffmpeg: before, timeBase: tb)) { return nil }
-        guard let after else { return nil }
-        let next = CMTime(ffmpeg: after, timeBase: tb)
-        return window.contains(next) ? next : nil
-    }
-
     /// Switches to a new routing table.
     private func apply(_ newStreams: [Int: PacketQueue]) {
         let old = streams
@@ -549,43 +558,9 @@ package final class Demuxer: @unchecked Sendable {
         }
     }
 
-    /// Whether stream `index` is cover art: its packets come from ``queueAttachedPictures()`` only.
-    private func isAttachedPicture(_ index: Int) -> Bool {
-        attachedPictureStreams.contains(index)
-    }
-
     /// Attached-picture streams, found once on the demux thread.
-    private lazy var attachedPictureStreams: Set<Int> = Set(
+    lazy var attachedPictureStreams: Set<Int> = Set(
         (0..<streamKinds.count).filter { source.attachedPicture(stream: $0) != nil })
-
-    /// Whether stream `index` is audio or video (the streams duration limits apply to).
-    private func isMedia(_ index: Int) -> Bool {
-        index < streamKinds.count && (streamKinds[index] == .audio || streamKinds[index] == .video)
-    }
-
-    /// ffplay's back-pressure test (see ``BufferLimits``).
-    private func isFull(_ limits: BufferLimits) -> Bool {
-        var totalBytes = 0
-        var everyQueueEnough = true
-        var shortest = Double.infinity
-        var mediaQueues = 0
-        for (index, queue) in streams {
-            let totals = queue.totals
-            totalBytes += totals.bytes
-            guard isMedia(index), !isAttachedPicture(index) else { continue }
-            mediaQueues += 1
-            let seconds = Double(totals.durationTicks) * queue.timeBase.doubleValue
-            let enough = totals.count > limits.minPackets && (totals.durationTicks == 0 || seconds > limits.maxDuration)
-            if !enough { everyQueueEnough = false }
-            shortest = min(
-                shortest, totals.durationTicks == 0 && totals.count > limits.minPackets ? .infinity : seconds)
-        }
-        if totalBytes > limits.maxBytes { return true }
-        guard mediaQueues > 0 else { return false }
-        if everyQueueEnough { return true }
-        if let forward = limits.forwardDuration, shortest >= forward { return true }
-        return false
-    }
 
     /// Reports `event` to the owner (outside the lock).
     func report(_ event: DemuxEvent) {

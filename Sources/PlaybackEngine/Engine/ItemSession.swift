@@ -438,7 +438,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         if oldVideo != nil { pictureCache.removeAll() }
         newVideo?.2.start()
         newAudio?.2.start()
-        demuxer.setStreams(routing)
+        // The engine seeks to the playhead right after (`SeekCoordinator.performStreamSwitch`).
+        demuxer.setStreams(routing, seekFollows: true)
     }
 
     /// The decoder parameters of stream `index`: what was kept, else read from `source` while it is being prepared
