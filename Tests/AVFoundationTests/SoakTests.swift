@@ -87,12 +87,21 @@ final class SoakTests: XCTestCase {
         waitUntil("the thread count is back") { ThreadCensus.count <= threadBase }
         spinMainRunLoop(0.05)  // completions queued to the main queue, if any were late
 
+        var growth = residentBytes() - residentBase
+        if growth > Self.residentSlack && !Sanitizers.isAddressSanitizerActive {
+            // An allocator arena that settles late on a busy machine grows once (+4.3 MiB seen once, beside two other
+            // test runs; ±0.6 MiB otherwise); a leak grows with every cycle: the verdict is another half run's.
+            let again = residentBytes()
+            for i in 0..<cycles / 2 { all.append(cycle(first, second, seekTo: Double(i % 9) + 0.5)) }
+            waitUntil("every engine thread ended") { ThreadCensus.names(withPrefix: "oavf.").isEmpty }
+            waitUntil("the thread count is back") { ThreadCensus.count <= threadBase }
+            growth = residentBytes() - again
+        }
         let counts = all.map { $0.withLock { $0.count } }
         XCTAssertEqual(counts.filter { $0 != 1 }.count, 0, "seek completions per cycle: \(counts)")
         XCTAssertTrue(all.allSatisfy { $0.withLock { $0 } == [true] }, "every seek completed true")
         XCTAssertLessThanOrEqual(openDescriptors(), fdBase, "file descriptors after \(cycles) cycles")
         XCTAssertLessThanOrEqual(ThreadCensus.count, threadBase, "threads: \(ThreadCensus.names())")
-        let growth = residentBytes() - residentBase
         print(
             "soak: \(cycles) cycles, fds \(fdBase) → \(openDescriptors()), threads \(threadBase) → \(ThreadCensus.count), "
                 + "resident \(residentBase >> 10) KiB → +\(growth >> 10) KiB")

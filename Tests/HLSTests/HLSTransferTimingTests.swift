@@ -68,6 +68,8 @@ final class HLSTransferTimingTests: XCTestCase {
         let data = try stream.readAll(limit: 16 << 20, isInterrupted: { false })
         XCTAssertEqual(data.count, 413_600)
         let transfer = try recorded(stream)
+        // (The client holds the whole body before the server's thread finishes the request's record.)
+        waitUntil("the server recorded the answer") { server.requestLog.last?.end != nil }
         XCTAssertGreaterThanOrEqual(server.requestLog.last?.throttleTicks ?? 0, 42)
         XCTAssertGreaterThanOrEqual(transfer.duration, 40 * HTTPTestServer.throttleTick)
         XCTAssertGreaterThan(transfer.duration, transfer.mediaDuration, "slower than real time: overdue")
