@@ -22,16 +22,21 @@ extension AVMetadataItem {
     /// `comment` …).
     static func items(for sample: TimedMetadataSample) -> [AVMetadataItem] {
         let duration = sample.duration ?? .indefinite
+        /// An item's fields with what every payload sets alike: its key, key space, identifier, common key and time.
+        func common(_ space: AVMetadataKeySpace, _ key: String, common: AVMetadataKey?) -> Fields {
+            var f = Fields()
+            f.keySpace = space
+            f.key = NSString(string: key)
+            f.identifier = .make(keySpace: space, key: key)
+            f.commonKey = common
+            f.time = sample.time
+            f.duration = duration
+            return f
+        }
         switch sample.payload {
         case .id3(let frames):
             return frames.map { frame in
-                var f = Fields()
-                f.keySpace = .id3
-                f.key = NSString(string: frame.id)
-                f.identifier = .make(keySpace: .id3, key: frame.id)
-                f.commonKey = frame.id == "TIT2" ? .commonKeyTitle : nil
-                f.time = sample.time
-                f.duration = duration
+                var f = common(.id3, frame.id, common: frame.id == "TIT2" ? AVMetadataKey.commonKeyTitle : nil)
                 if let text = frame.text {
                     f.value = NSString(string: text)
                     f.dataType = kCMMetadataBaseDataType_UTF8
@@ -44,39 +49,23 @@ extension AVMetadataItem {
             }
         case .icy(let fields):
             return fields.map { field in
-                var f = Fields()
-                f.keySpace = .icy
-                f.key = NSString(string: field.key)
-                f.identifier = .make(keySpace: .icy, key: field.key)
-                f.commonKey = field.key == "StreamTitle" ? .commonKeyTitle : nil
-                f.time = sample.time
-                f.duration = duration
+                var f = common(.icy, field.key, common: field.key == "StreamTitle" ? AVMetadataKey.commonKeyTitle : nil)
                 f.value = NSString(string: field.value)
                 f.dataType = kCMMetadataBaseDataType_UTF8
                 return AVMetadataItem(fields: f)
             }
         case .keyedValues(let values):
             return values.map { entry in
-                var f = Fields()
                 let space = AVMetadataKeySpace(rawValue: entry.key.namespace)
-                f.keySpace = space
-                f.key = NSString(string: entry.key.name)
-                f.identifier = .make(keySpace: space, key: entry.key.name)
-                f.commonKey = space == .quickTimeMetadata ? quickTimeCommonKeys[entry.key.name] : nil
-                f.time = sample.time
-                f.duration = duration
+                var f = common(
+                    space, entry.key.name,
+                    common: space == .quickTimeMetadata ? quickTimeCommonKeys[entry.key.name] : nil)
                 (f.value, f.dataType) = Self.keyedValue(entry.value, type: entry.key.dataType)
                 return AVMetadataItem(fields: f)
             }
         case .chapterTags(let tags):
             return tags.map { tag in
-                var f = Fields()
-                f.keySpace = .ffmpeg
-                f.key = NSString(string: tag.key)
-                f.identifier = .make(keySpace: .ffmpeg, key: tag.key)
-                f.commonKey = commonKeys[tag.key]
-                f.time = sample.time
-                f.duration = duration
+                var f = common(.ffmpeg, tag.key, common: commonKeys[tag.key])
                 f.value = NSString(string: tag.value)
                 f.dataType = kCMMetadataBaseDataType_UTF8
                 return AVMetadataItem(fields: f)
