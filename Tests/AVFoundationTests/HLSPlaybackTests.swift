@@ -116,6 +116,34 @@ final class HLSPlaybackTests: XCTestCase {
         }
     }
 
+    func test_pausedExactSeek_withinThePictureOnScreen_landsOnIt_withoutWaitingForTheNextPicture() throws {
+        // Frame 59 (1.988–2.021 s) ends segment 0 and frame 60 begins segment 1, held back here after its first few
+        // pictures (byte 12032: enough for the decoder to give up frame 59, not frame 60). Seeks inside frame 59 on
+        // screen land on it at once. Without that, the picture cache cannot tell (no successor of frame 59) and the
+        // seek continues forward, waiting for segment 1 until the transfer times out and is asked for again — or
+        // landing on frame 60 when segment 1 is merely late (seen once under load).
+        let (v, item) = try readyPlayer()
+        XCTAssertTrue(seek(item, 4.03))
+        server.inject(.holdBody(fromOffset: 12032), forPath: "/seg1.ts", schedule: .always)
+        defer { server.releaseHeldBodies() }
+        XCTAssertTrue(seek(item, 1.999))
+        XCTAssertEqual(v.frames.indices.last ?? nil, 59)
+        let asked = server.requests(for: "/seg1.ts").count
+        for seconds in [2.0, 1.995, 2.02] {
+            let presented = v.frames.entries.count
+            XCTAssertTrue(seek(item, seconds), "seek \(seconds)")
+            XCTAssertEqual(item.currentTime(), CMTime(seconds: seconds, preferredTimescale: 600))
+            // The seek presents the picture at its target again, as one landing from the picture cache does.
+            XCTAssertEqual(v.frames.entries.count, presented + 1, "\(v.frames.entries.map(\.index))")
+            XCTAssertEqual(v.frames.indices.last ?? nil, 59, "at \(seconds) s")
+        }
+        XCTAssertEqual(server.requests(for: "/seg1.ts").count, asked, "the seeks waited for segment 1")
+        // Stepping on needs frame 60: it comes once segment 1 does.
+        server.releaseHeldBodies()
+        item.step(byCount: 1)
+        waitUntil("frame 60", timeout: 20) { v.frames.indices.last == 60 }
+    }
+
     func test_vod_toleratedSeek_landsOnTheSegmentsKeyframe() throws {
         let (v, item) = try readyPlayer()
         XCTAssertTrue(seek(item, 5.0, exact: false))

@@ -220,7 +220,7 @@ final class SeekCoordinator {
     /// demuxer decides); audio is not playing then, so nothing it already took is missed.
     private func begin(_ seek: Seek) {
         let paused = seek.isExact && !seek.silent && transport.rate == 0
-        if paused, let frame = seek.session.cachedPicture(at: seek.target) {
+        if paused, let frame = seek.session.cachedPicture(at: seek.target) ?? onScreen(covering: seek) {
             land(seek, fromCache: frame)
             return
         }
@@ -239,7 +239,15 @@ final class SeekCoordinator {
         presenter.flushSinks(session: seek.session)
     }
 
-    /// Completes `seek` at once with a picture from the picture cache: nothing is decoded; the pipeline stays where
+    /// The picture on screen when it is the one at the target of `seek` by its duration. The cache cannot tell before
+    /// its successor is decoded (the next HLS segment still on its way), and continuing forward would land on that
+    /// successor.
+    private func onScreen(covering seek: Seek) -> VideoFrame? {
+        guard !seek.landsOnPictureStart, items.isCurrent(seek.session) else { return nil }
+        return presenter.shownPicture(covering: seek.target)
+    }
+
+    /// Completes `seek` at once with a picture from the picture cache (or the one on screen): nothing is decoded; the pipeline stays where
     /// it is (audio and video are re-aligned with a silent seek when playback resumes).
     private func land(_ seek: Seek, fromCache frame: VideoFrame) {
         let session = seek.session

@@ -21,6 +21,8 @@ final class VideoPresenter {
     var lastPresented: CMTime?
     /// Duration of the last picture presented (stepping back one picture).
     private(set) var lastFrameDuration: CMTime = .invalid
+    /// The last picture presented, as decoded (before any composition); nil with ``lastPresented``.
+    private var lastFrame: VideoFrame?
     /// The last picture handed to lead sinks before it was due: its session, serial, item time and composed form.
     private var earlyPresented: (session: UUID, serial: Serial, time: CMTime, composed: VideoFrame?)?
     /// Pictures handed to the sinks.
@@ -96,6 +98,7 @@ final class VideoPresenter {
         if let last = lastPresented, backwards ? t >= last : t <= last { return }
         lastPresented = t
         lastFrameDuration = frame.duration
+        lastFrame = frame
         framesPresented += 1
         // Sinks with a lead may have had this picture already (`presentEarly`).
         var early = false
@@ -205,5 +208,14 @@ final class VideoPresenter {
     /// Forgets what was shown (an item change or a seek that is not silent).
     func resetPlayhead() {
         lastPresented = nil
+        lastFrame = nil
+    }
+
+    /// The picture on screen when it covers item time `time` by its duration (a paused seek within it lands on it).
+    func shownPicture(covering time: CMTime) -> VideoFrame? {
+        guard let start = lastPresented, let frame = lastFrame, frame.duration.isNumeric, frame.duration > .zero,
+            start <= time, time < start + frame.duration
+        else { return nil }
+        return frame
     }
 }
