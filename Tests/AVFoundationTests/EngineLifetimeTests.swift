@@ -66,4 +66,38 @@ final class EngineLifetimeTests: XCTestCase {
         XCTAssertEqual(results.withLock { $0 }, [false], "the seek completed once, with false")
         XCTAssertEqual(ThreadCensus.names(withPrefix: "oavf."), [], "shutdown joined every thread")
     }
+
+    func test_seeksPostedAroundShutdown_completeOnce_withFalse() throws {
+        // A seek posted while the engine thread is between taking its commands and seeing the stop was never applied
+        // nor completed (a whole-suite ThreadSanitizer run caught it once). Every seek posted before the stop now
+        // completes when the engine stops, and one posted after it at once; each once, with false.
+        for round in 0..<20 {
+            let engine = PlayerEngine(
+                configuration: EngineConfiguration(virtualClock: VirtualClock(mode: .manual)) {
+                    NullAudioSink()
+                })
+            let session = ItemSession(
+                descriptor: ItemDescriptor(
+                    location: try Fixtures.url(.h264AAC).path, streamPreferences: StreamPreferences(),
+                    duration: .indefinite),
+                audioFormat: engine.audioFormat)
+            engine.setQueue([session])
+            let results = LockedBox<[Int: [Bool]]>([:])
+            func seek(_ k: Int) {
+                engine.seek(session, to: CMTime(value: Int64(k), timescale: 1), exact: true) { ok in
+                    results.withLock { $0[k, default: []].append(ok) }
+                }
+            }
+            // Posted while the engine thread starts and takes its first commands: at varying points of its loop.
+            for k in 0..<round % 4 { seek(k) }
+            seek(10)
+            engine.shutdown()
+            seek(11)
+            let got = results.withLock { $0 }
+            XCTAssertEqual(got[10], [false], "round \(round): \(got)")
+            XCTAssertEqual(got[11], [false], "round \(round): \(got)")
+            XCTAssertTrue(got.values.allSatisfy { $0 == [false] }, "round \(round): \(got)")
+            XCTAssertEqual(got.count, round % 4 + 2, "round \(round): \(got)")
+        }
+    }
 }

@@ -19,15 +19,30 @@ final class EngineMailbox: @unchecked Sendable {
     private var handler: (@Sendable (EngineEvent) -> Void)?
 
     /// Posts `action` as of host time `host`; returns its sequence number. Wakes the engine thread.
+    ///
+    /// After ``requestStop()`` nothing is applied any more: a seek posted then completes `false` at once, on the
+    /// caller's thread (the engine thread completes those posted before it, when it stops: ``takeAfterStop(into:)``).
     @discardableResult
     func post(_ action: EngineCommand.Action, host: UInt64) -> UInt64 {
         lock.lock()
         lastSequence += 1
         let sequence = lastSequence
-        pending.append(EngineCommand(sequence: sequence, host: host, action: action))
+        let stopped = stopRequested
+        if !stopped { pending.append(EngineCommand(sequence: sequence, host: host, action: action)) }
         lock.unlock()
-        lock.broadcast()
+        if stopped {
+            if case .seek(_, _, _, let completion) = action { completion?(false) }
+        } else {
+            lock.broadcast()
+        }
         return sequence
+    }
+
+    /// Takes the commands posted before the stop that the engine thread's last ``take(into:)`` missed (it stops
+    /// without applying them; their seeks must still complete). Call after ``requestStop()`` was seen.
+    func takeAfterStop(into buffer: inout [EngineCommand]) {
+        precondition(isStopRequested, "takeAfterStop before requestStop")
+        take(into: &buffer)
     }
 
     /// Takes every pending command (engine thread), reusing `buffer`'s storage.
