@@ -45,7 +45,8 @@ final class EngineLifetimeTests: XCTestCase {
         XCTAssertLessThanOrEqual(ThreadCensus.count, before, "threads: \(ThreadCensus.names())")
     }
 
-    func test_shutdown_joinsTheEngineThread_andCompletesPendingSeeksFalse() throws {
+    /// An engine on a manual virtual clock with h264_aac.mp4 queued (not ready yet when this returns).
+    private func engineWithItem() throws -> (PlayerEngine, ItemSession) {
         let engine = PlayerEngine(
             configuration: EngineConfiguration(virtualClock: VirtualClock(mode: .manual)) {
                 NullAudioSink()
@@ -56,6 +57,11 @@ final class EngineLifetimeTests: XCTestCase {
                 duration: .indefinite),
             audioFormat: engine.audioFormat)
         engine.setQueue([session])
+        return (engine, session)
+    }
+
+    func test_shutdown_joinsTheEngineThread_andCompletesPendingSeeksFalse() throws {
+        let (engine, session) = try engineWithItem()
         let results = LockedBox<[Bool]>([])
         // The item is not ready yet: the seek waits for it, then the engine shuts down under it.
         engine.seek(session, to: CMTime(value: 1, timescale: 1), exact: true) { ok in
@@ -72,16 +78,7 @@ final class EngineLifetimeTests: XCTestCase {
         // nor completed (a whole-suite ThreadSanitizer run caught it once). Every seek posted before the stop now
         // completes when the engine stops, and one posted after it at once; each once, with false.
         for round in 0..<20 {
-            let engine = PlayerEngine(
-                configuration: EngineConfiguration(virtualClock: VirtualClock(mode: .manual)) {
-                    NullAudioSink()
-                })
-            let session = ItemSession(
-                descriptor: ItemDescriptor(
-                    location: try Fixtures.url(.h264AAC).path, streamPreferences: StreamPreferences(),
-                    duration: .indefinite),
-                audioFormat: engine.audioFormat)
-            engine.setQueue([session])
+            let (engine, session) = try engineWithItem()
             let results = LockedBox<[Int: [Bool]]>([:])
             func seek(_ k: Int) {
                 engine.seek(session, to: CMTime(value: Int64(k), timescale: 1), exact: true) { ok in
