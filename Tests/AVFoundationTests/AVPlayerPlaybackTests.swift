@@ -158,6 +158,32 @@ final class AVPlayerPlaybackTests: XCTestCase {
         XCTAssertEqual(v.player.rate, 0.5)
     }
 
+    func test_pauseWhileTheEngineIsBehindItsClock_showsThePictureAtThePausedTime() throws {
+        // The manual clock moves a second at once and the player pauses in the same breath: the engine takes the
+        // pause before it has caught up, so the playhead freezes a second on with an earlier picture on screen. The
+        // picture at the paused time must follow (it stayed behind: a whole-suite ThreadSanitizer run, where the
+        // engine lags like this, waited for it in vain).
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("playing") { v.player.timeControlStatus == .playing }
+        for round in 1...3 {
+            v.clock.advance(by: CMTime(value: 1, timescale: 1))
+            v.player.pause()
+            let paused = item.currentTime()
+            XCTAssertEqual(paused.seconds, Double(round), accuracy: 0.001)
+            waitUntil("the picture at \(paused.seconds) s") {
+                v.frames.entries.last.map { $0.time <= paused && $0.time + CMTime(value: 1, timescale: 30) > paused }
+                    ?? false
+            }
+            XCTAssertEqual(v.frames.indices.last ?? nil, 30 * round)
+            XCTAssertEqual(item.currentTime(), paused)
+            v.player.play()
+            waitUntil("playing again") { v.player.timeControlStatus == .playing }
+        }
+    }
+
     func test_setRateTimeAtHostTime_waitsForTheHostTime_thenPlaysFromTheItemTime() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: try fixture(.h264AAC))

@@ -174,8 +174,8 @@ final class EngineCore {
             return Self.idleInterval
         }
         if rate == 0 {
-            pausePlayback(session)
-            return Self.idleInterval
+            // Still catching up with a pause (the picture at the playhead not decoded yet): look again soon.
+            return pausePlayback(session) ? Self.refreshInterval : Self.idleInterval
         }
         if !transport.isRunning, let gate = transport.startGate, !transport.isUntimed {
             let now = transport.hostNow()
@@ -208,7 +208,8 @@ final class EngineCore {
     }
 
     /// Paused: stops the clock (a start that raced this step already stopped it) and the device.
-    private func pausePlayback(_ session: ItemSession) {
+    /// Returns whether the picture at the playhead is still to come from the decoder.
+    private func pausePlayback(_ session: ItemSession) -> Bool {
         if transport.isRunning {
             let now = transport.stop(asOf: transport.hostNow())
             observers.event(at: now)
@@ -216,7 +217,12 @@ final class EngineCore {
         audio.renderer.setActive(false)
         transport.setTimeControl(.paused)
         audio.pauseDevice()
+        // A pause that found the engine behind its clock (a loaded machine, a manual clock moved far at once) froze
+        // the playhead past the picture on screen: show the one at the playhead once it is decoded (the ones before
+        // it count as dropped). Nothing waits: the decoder may still be on its way there.
+        presenter.presentDue(session, upTo: transport.playhead, untimed: false)
         publishBuffer(session)
+        return presenter.awaitsPicture(session, at: transport.playhead)
     }
 
     // MARK: Shared by the steppers

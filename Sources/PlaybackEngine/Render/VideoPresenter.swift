@@ -188,6 +188,15 @@ final class VideoPresenter {
         }
     }
 
+    /// Whether the picture shown at item time `t` is still to come from the decoder: the one on screen ends at or
+    /// before `t`, nothing is queued, and the decoder goes on.
+    func awaitsPicture(_ session: ItemSession, at t: CMTime) -> Bool {
+        guard let last = lastPresented, lastFrameDuration.isNumeric, lastFrameDuration > .zero,
+            last + lastFrameDuration <= t, let frames = session.videoFrames, frames.peek() == nil
+        else { return false }
+        return !session.isVideoDecoderFinished
+    }
+
     /// The item time of the next picture of the current serial, waiting for the decoder; nil when there is none.
     func nextFrameTime(_ session: ItemSession) -> CMTime? {
         guard let frames = session.videoFrames else { return nil }
