@@ -1,6 +1,6 @@
 import CoreMedia
 import Foundation
-import Synchronization
+import PlaybackEngine
 
 /// A timed audiovisual resource: a file or a stream that libavformat can open.
 ///
@@ -23,7 +23,9 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         var commonMetadata: [AVMetadataItem]
         var groups: [AVMediaSelectionGroup]
     }
-    private let objects = Mutex<Objects?>(nil)
+    /// Built once from the description. `Locked` (a pthread mutex) rather than `Mutex`: two threads loading the
+    /// same asset contend here, and ThreadSanitizer cannot see the ordering `Mutex`'s contended path makes on Linux.
+    private let objects = Locked<Objects?>(nil)
 
     /// Creates an asset for `URL`; nothing is read until a value is requested.
     public convenience init(url URL: URL) {

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import PlaybackEngine
-import Synchronization
 
 /// Loads an asset's description once, off the caller's thread, and hands it to every waiter.
 ///
@@ -24,7 +23,7 @@ final class AssetLoader: Sendable {
 
     let url: URL
     let options: [String: any Sendable]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Loads run here: a concurrent queue, so assets load in parallel and never on the caller's thread. (A barrier
     /// block on it waits for the loads in progress to finish: tests use one to see a cancelled load end.)
@@ -117,7 +116,7 @@ final class AssetLoader: Sendable {
 
     /// Blocks until loaded (for Apple's deprecated synchronous getters).
     func wait() -> Result<AssetDescription, AVError> {
-        let box = Mutex<Result<AssetDescription, AVError>?>(nil)
+        let box = Locked<Result<AssetDescription, AVError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         request { r in
             box.withLock { $0 = r }
