@@ -218,11 +218,11 @@ final class EngineCore {
         transport.setTimeControl(.paused)
         audio.pauseDevice()
         // A pause that found the engine behind its clock (a loaded machine, a manual clock moved far at once) froze
-        // the playhead past the picture on screen: show the one at the playhead once it is decoded (the ones before
-        // it count as dropped). Nothing waits: the decoder may still be on its way there.
-        presenter.presentDue(session, upTo: transport.playhead, untimed: false)
+        // the playhead past the picture on screen: show the one at the playhead once it is decoded. Nothing waits:
+        // the decoder may still be on its way there.
+        let awaits = presenter.catchUp(session, to: transport.playhead)
         publishBuffer(session)
-        return presenter.awaitsPicture(session, at: transport.playhead)
+        return awaits
     }
 
     // MARK: Shared by the steppers

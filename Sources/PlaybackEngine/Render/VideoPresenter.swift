@@ -188,13 +188,30 @@ final class VideoPresenter {
         }
     }
 
-    /// Whether the picture shown at item time `t` is still to come from the decoder: the one on screen ends at or
-    /// before `t`, nothing is queued, and the decoder goes on.
-    func awaitsPicture(_ session: ItemSession, at t: CMTime) -> Bool {
+    /// While paused: when the picture on screen ends at or before item time `t` (a pause found the engine behind its
+    /// clock), shows the picture at `t` once it is decoded; the ones between were due and count as dropped (pictures
+    /// at or before the one on screen — shown from the picture cache — are only discarded). Returns whether the
+    /// picture at `t` is still to come from the decoder. Does nothing while the picture on screen covers `t`.
+    func catchUp(_ session: ItemSession, to t: CMTime) -> Bool {
         guard let last = lastPresented, lastFrameDuration.isNumeric, lastFrameDuration > .zero,
-            last + lastFrameDuration <= t, let frames = session.videoFrames, frames.peek() == nil
+            last + lastFrameDuration <= t, let frames = session.videoFrames
         else { return false }
-        return !session.isVideoDecoderFinished
+        var due: VideoFrame?
+        while let (frame, serial) = frames.peek() {
+            if serial != session.videoSerial {
+                frames.pop()
+                continue
+            }
+            let ft = session.itemTime(frame.pts)
+            if ft > t { break }
+            frames.pop()
+            if ft <= last { continue }
+            if due != nil { framesDropped += 1 }
+            due = frame
+        }
+        if let due { present(due, session: session) }
+        guard let shown = lastPresented, shown + lastFrameDuration <= t else { return false }
+        return frames.peek() == nil && !session.isVideoDecoderFinished
     }
 
     /// The item time of the next picture of the current serial, waiting for the decoder; nil when there is none.
