@@ -47,5 +47,11 @@ struct EngineCommand: Sendable {
         case prepared(ItemSession, error: (any Error)?)
         /// Reading the item failed for good after it was ready.
         case readFailed(ItemSession, any Error)
+
+        /// The completion of a seek command (called `false` when the engine stops before applying it).
+        var seekCompletion: (@Sendable (Bool) -> Void)? {
+            if case .seek(_, _, _, let completion) = self { return completion }
+            return nil
+        }
     }
 }

@@ -100,9 +100,7 @@ final class EngineCore {
         seeks.cancelAll()
         // Seeks posted after the last batch was taken but before the stop (their callers saw a running engine).
         mailbox.takeAfterStop(into: &batch)
-        for command in batch {
-            if case .seek(_, _, _, let completion) = command.action { outbox.complete(completion, false) }
-        }
+        for command in batch { outbox.complete(command.action.seekCompletion, false) }
         for item in items.items { item.session.stop() }
         preparer.joinAll()
         audio.close()

@@ -31,7 +31,7 @@ final class EngineMailbox: @unchecked Sendable {
         if !stopped { pending.append(EngineCommand(sequence: sequence, host: host, action: action)) }
         lock.unlock()
         if stopped {
-            if case .seek(_, _, _, let completion) = action { completion?(false) }
+            action.seekCompletion?(false)
         } else {
             lock.broadcast()
         }

@@ -193,9 +193,9 @@ final class VideoPresenter {
     /// at or before the one on screen — shown from the picture cache — are only discarded). Returns whether the
     /// picture at `t` is still to come from the decoder. Does nothing while the picture on screen covers `t`.
     func catchUp(_ session: ItemSession, to t: CMTime) -> Bool {
-        guard let last = lastPresented, lastFrameDuration.isNumeric, lastFrameDuration > .zero,
-            last + lastFrameDuration <= t, let frames = session.videoFrames
-        else { return false }
+        guard let last = lastPresented, let end = shownEnd, end <= t, let frames = session.videoFrames else {
+            return false
+        }
         var due: VideoFrame?
         while let (frame, serial) = frames.peek() {
             if serial != session.videoSerial {
@@ -210,7 +210,7 @@ final class VideoPresenter {
             due = frame
         }
         if let due { present(due, session: session) }
-        guard let shown = lastPresented, shown + lastFrameDuration <= t else { return false }
+        guard let end = shownEnd, end <= t else { return false }
         return frames.peek() == nil && !session.isVideoDecoderFinished
     }
 
@@ -239,9 +239,13 @@ final class VideoPresenter {
 
     /// The picture on screen when it covers item time `time` by its duration (a paused seek within it lands on it).
     func shownPicture(covering time: CMTime) -> VideoFrame? {
-        guard let start = lastPresented, let frame = lastFrame, frame.duration.isNumeric, frame.duration > .zero,
-            start <= time, time < start + frame.duration
-        else { return nil }
-        return frame
+        guard let start = lastPresented, let end = shownEnd, start <= time, time < end else { return nil }
+        return lastFrame
+    }
+
+    /// Where the picture on screen ends by its duration; nil without one (or without a usable duration).
+    private var shownEnd: CMTime? {
+        guard let start = lastPresented, lastFrameDuration.isNumeric, lastFrameDuration > .zero else { return nil }
+        return start + lastFrameDuration
     }
 }
