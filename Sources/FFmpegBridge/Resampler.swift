@@ -92,15 +92,18 @@ package final class Resampler {
     }
 
     /// Discards buffered samples (after a seek), keeping the configuration.
+    ///
+    /// `swr_init` on the initialised context drops its buffered input and delay line and restarts the
+    /// filter phase, as a new context would, but keeps the filter bank: rebuilding it costs tens of
+    /// thousands of sine and Bessel evaluations (far more for an unusual input rate), on every seek.
     package func flush() {
-        guard context != nil, var layout = input?.layout, let description = input else { return }
-        // Rebuilding is the only way libswresample offers to drop its delay line.
-        swr_free(&context)
-        input = nil
-        var copy = AVChannelLayout()
-        av_channel_layout_copy(&copy, &layout)
-        try? build(format: description.format, sampleRate: description.sampleRate, layout: copy)
-        av_channel_layout_uninit(&layout)
+        guard let context else { return }
+        if swr_init(context) < 0 {
+            // Cannot happen for a configuration that initialised once; if it does, the next frame rebuilds.
+            swr_free(&self.context)
+            if var old = input?.layout { av_channel_layout_uninit(&old) }
+            input = nil
+        }
     }
 
     /// Asks for `sampleDelta` more (or fewer, if negative) output frames spread over the next
