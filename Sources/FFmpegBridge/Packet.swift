@@ -59,6 +59,14 @@ public final class Packet: @unchecked Sendable {
     /// Drops the payload, keeping the allocation for reuse.
     public func unref() { av_packet_unref(pointer) }
 
+    /// A new packet referring to this one's payload (`av_packet_ref`: no copy of refcounted data), with the same
+    /// timestamps, flags and side data.
+    public func reference() -> Packet {
+        let copy = Packet()
+        guard av_packet_ref(copy.pointer, pointer) >= 0 else { fatalError("av_packet_ref: out of memory") }
+        return copy
+    }
+
     /// Moves `other`'s payload into this packet (other becomes blank).
     public func move(from other: Packet) {
         av_packet_unref(pointer)

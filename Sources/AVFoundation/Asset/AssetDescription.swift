@@ -73,7 +73,7 @@ struct AssetDescription: Sendable {
         do {
             media = try MediaProbe.describe(
                 url: url, options: SourceOptions(assetOptions: options), cancellation: cancellation,
-                factory: .avFoundation, keep: WarmSourceShelf.shared.keepIfStreamed)
+                factory: .avFoundation, keep: WarmSourceShelf.shared.keep)
         } catch let failure as any MediaFailure {
             throw AVError.openFailure(url, failure)
         } catch {

@@ -3,21 +3,26 @@ import HLS
 import PlaybackEngine
 
 extension MediaSourceFactory {
-    /// How the public layer reads an asset's URL: an `http(s)` URL of an HLS playlist (`.m3u8`, `.m3u`) through the
-    /// HLS module's own playlist and segment layer (the source the asset's loading opened, when it is still on the
-    /// ``WarmSourceShelf``); files and everything else through libavformat.
+    /// How the public layer reads an asset's URL: the source the asset's loading opened, when it is still on the
+    /// ``WarmSourceShelf``; else an `http(s)` URL of an HLS playlist (`.m3u8`, `.m3u`) through the HLS module's own
+    /// playlist and segment layer, files and everything else through libavformat.
     static let avFoundation = MediaSourceFactory { location, sourceOptions, options, cancellation in
+        if let warm = WarmSourceShelf.shared.take(location: location, options: sourceOptions, libavformat: options) {
+            return warm
+        }
         if let url = URL(string: location), WarmSourceShelf.isStreamed(url) {
-            if let warm = WarmSourceShelf.shared.take(location: location, options: sourceOptions) { return warm }
             return HLSSource(url: url, sourceOptions: sourceOptions, cancellation: cancellation)
         }
         return MediaSourceFactory.ffmpeg.make(location, sourceOptions, options, cancellation)
     }
 }
 
-/// Opened HLS sources that an asset's loading leaves for the first item that plays the asset: the presentation's
-/// playlists are fetched and its first segments probed once, not once for the asset and again for playback (mpv and
-/// Apple's player open a stream once). A source waits at most ``lifetime`` seconds; then it is closed.
+/// Opened sources that an asset's loading leaves for the first item that plays the asset, so that an input is opened
+/// once, not once for the asset and again for playback (mpv and Apple's player open a stream once): an HLS
+/// presentation's playlists are fetched and its first segments probed once; a local file is opened and probed once
+/// (for a file with a large index, most of the time before the first picture), the packets its description read
+/// given again to playback (``FFmpegSource/replayKeptPackets()``). A source waits at most ``lifetime`` seconds; then
+/// it is closed.
 ///
 /// Thread-safe.
 final class WarmSourceShelf: @unchecked Sendable {
@@ -30,6 +35,7 @@ final class WarmSourceShelf: @unchecked Sendable {
     private struct Entry {
         var location: String
         var options: SourceOptions
+        var libavformat: [String: String]
         var source: any MediaSource
         var deadline: Date
     }
@@ -44,16 +50,25 @@ final class WarmSourceShelf: @unchecked Sendable {
         return (scheme == "http" || scheme == "https") && HLSSource.handles(url)
     }
 
-    /// Keeps `source` when it is an HLS source (others are closed as before); `MediaProbe`'s `keep`.
-    func keepIfStreamed(_ source: any MediaSource) {
-        guard let stream = source as? HLSSource else { return }
-        let location = stream.url.absoluteString
+    /// Keeps `source` when it is an HLS source or a local file read by libavformat (others are closed as before);
+    /// `MediaProbe`'s `keep`.
+    func keep(_ source: any MediaSource) {
+        let entry: Entry
+        let deadline = Date().addingTimeInterval(Self.lifetime)
+        if let stream = source as? HLSSource {
+            entry = Entry(
+                location: stream.url.absoluteString, options: stream.sourceOptions, libavformat: [:], source: stream,
+                deadline: deadline)
+        } else if let file = source as? FFmpegSource, file.isLocal {
+            entry = Entry(
+                location: file.location, options: file.sourceOptions, libavformat: file.options, source: file,
+                deadline: deadline)
+        } else {
+            return
+        }
         let expired: [any MediaSource] = lock.withLock {
             var dropped = removeExpired()
-            entries.append(
-                Entry(
-                    location: location, options: stream.sourceOptions, source: stream,
-                    deadline: Date().addingTimeInterval(Self.lifetime)))
+            entries.append(entry)
             while entries.count > Self.capacity { dropped.append(entries.removeFirst().source) }
             return dropped
         }
@@ -63,11 +78,16 @@ final class WarmSourceShelf: @unchecked Sendable {
         }
     }
 
-    /// The kept source for `location` opened with `options`, if any (it leaves the shelf).
-    func take(location: String, options: SourceOptions) -> (any MediaSource)? {
+    /// The kept source for `location` opened with `options` and libavformat options `libavformat`, if any (it
+    /// leaves the shelf).
+    func take(location: String, options: SourceOptions, libavformat: [String: String]) -> (any MediaSource)? {
         let (taken, expired): ((any MediaSource)?, [any MediaSource]) = lock.withLock {
             let dropped = removeExpired()
-            guard let index = entries.firstIndex(where: { $0.location == location && $0.options == options }) else {
+            guard
+                let index = entries.firstIndex(where: {
+                    $0.location == location && $0.options == options && $0.libavformat == libavformat
+                })
+            else {
                 return (nil, dropped)
             }
             return (entries.remove(at: index).source, dropped)
@@ -75,6 +95,11 @@ final class WarmSourceShelf: @unchecked Sendable {
         for source in expired { source.interrupt() }
         guard let taken, !taken.isInterrupted else { return nil }
         return taken
+    }
+
+    /// Whether a source for `location` waits on the shelf (tests).
+    func holds(location: String) -> Bool {
+        lock.withLock { entries.contains { $0.location == location } }
     }
 
     private func closeExpired() {

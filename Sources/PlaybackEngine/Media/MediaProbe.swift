@@ -7,14 +7,14 @@ import Foundation
 /// I/O (call it off the caller's thread).
 package enum MediaProbe {
     /// Opens `url` and describes its container and streams (`avformat_open_input` and `avformat_find_stream_info`;
-    /// the input is closed again before returning).
+    /// the input is closed again before returning, unless `keep` takes it).
     ///
     /// - Parameters:
     ///   - options: how to open a network input (ignored for file URLs).
     ///   - cancellation: cancels the probe from another thread.
     ///   - factory: makes the source (the one playback will use).
     ///   - keep: given the opened source once it is described, to keep it for playback instead of closing it (the
-    ///     caller then owns it; it has been read on this thread only).
+    ///     caller then owns it; it has been read on this thread only, and reads as if it had not been read).
     /// - Throws: a ``MediaFailure``: why the input could not be opened or probed (kind ``MediaFailureKind/cancelled``
     ///   when cancelled or timed out).
     package static func describe(
@@ -34,12 +34,17 @@ package enum MediaProbe {
             }
         }
         if source.isLocal {
+            // A libavformat source gives the packets the probe reads again to whoever reads it next.
+            let replaying = source as? FFmpegSource
+            replaying?.keepPacketsRead()
             for (index, found) in captionedVideoStreams(source, streams: description.streams) {
                 description.streams[index].hasClosedCaptions = found.cea608
                 description.streams[index].cea708Services = found.cea708.sorted()
             }
+            replaying?.replayKeptPackets()
+            // (Another source that the probe read from cannot be read from the start again.)
+            if replaying == nil { return description }
         }
-        // (Only a network source is kept — one that no caption probe has read from.)
         keep?(source)
         return description
     }

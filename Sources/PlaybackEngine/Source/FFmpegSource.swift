@@ -24,6 +24,13 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     private var format: FormatContext?
     /// What the input holds, read once by ``open()``.
     private var openedInfo: MediaInfo?
+    /// Packets read since ``keepPacketsRead()``, while it is in effect.
+    private var kept: [Packet]?
+    /// Packets ``read(into:)`` gives again before reading on (see ``replayKeptPackets()``), oldest first.
+    private var replay: ArraySlice<Packet> = []
+    /// The streams ``setDiscard(keepingStreams:)`` keeps (nil: all): replayed packets of others are skipped, as
+    /// libavformat skips them.
+    private var readStreams: Set<Int>?
 
     /// A source for `location` (a path or a URL).
     package init(
@@ -106,9 +113,37 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
 
     package func timeBase(ofStream index: Int) -> Rational? { opened.timeBase(ofStream: index) }
 
-    package func setDiscard(keepingStreams streams: Set<Int>) { opened.setDiscard(keepingStreams: streams) }
+    package func setDiscard(keepingStreams streams: Set<Int>) {
+        readStreams = streams
+        opened.setDiscard(keepingStreams: streams)
+    }
 
-    package func read(into packet: Packet) throws(FFmpegError) -> ReadResult { try opened.read(into: packet) }
+    package func read(into packet: Packet) throws(FFmpegError) -> ReadResult {
+        while let next = replay.popFirst() {
+            if let readStreams, !readStreams.contains(next.streamIndex) { continue }
+            packet.move(from: next)
+            kept?.append(packet.reference())
+            return .packet
+        }
+        let result = try opened.read(into: packet)
+        if kept != nil, case .packet = result { kept?.append(packet.reference()) }
+        return result
+    }
+
+    /// Keeps (references to) the packets read from now on, until ``replayKeptPackets()``: an asset's description
+    /// reads the first packets of a file (looking for closed captions) and hands the source on to playback, which
+    /// then reads from the start, as from a source opened for it, without opening and probing the file again.
+    package func keepPacketsRead() {
+        if kept == nil { kept = [] }
+    }
+
+    /// Makes the next reads give the packets kept since ``keepPacketsRead()`` again, in order, before reading on
+    /// (skipping streams discarded meanwhile), and stops keeping. A seek forgets them.
+    package func replayKeptPackets() {
+        guard let packets = kept else { return }
+        kept = nil
+        replay = ArraySlice(packets + replay)
+    }
 
     package func attachedPicture(stream index: Int) -> Packet? { opened.attachedPicture(stream: index) }
 
@@ -121,6 +156,8 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     package var bytesRead: Int64 { opened.ioBytesRead }
 
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
+        kept = nil
+        replay = []
         try opened.seek(toMicroseconds: microseconds, minimum: minimum, maximum: maximum)
     }
 
