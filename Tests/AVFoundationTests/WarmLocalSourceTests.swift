@@ -39,4 +39,33 @@ final class WarmLocalSourceTests: XCTestCase {
         let middle = Array(left[2048..<(left.count - 2048)])
         XCTAssertEqual(ToneAnalyzer.discontinuities(in: middle, sampleRate: 48_000, frequency: 440), [], "no gap")
     }
+
+    /// A file replaced or written after its source was kept is opened again (the kept source is closed).
+    func test_aFileChangedSinceItWasOpened_isNotTaken() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("warm-\(UUID().uuidString).mp4")
+        try FileManager.default.copyItem(at: try fixture(.h264AAC), to: url)
+        copy = url
+        let shelf = WarmSourceShelf()
+        let unchanged = FFmpegSource(url: url)
+        try unchanged.open()
+        shelf.keep(unchanged)
+        XCTAssertTrue(shelf.take(location: url.path, options: SourceOptions(), libavformat: [:]) === unchanged)
+
+        let replaced = FFmpegSource(url: url)
+        try replaced.open()
+        shelf.keep(replaced)
+        try FileManager.default.removeItem(at: url)
+        try FileManager.default.copyItem(at: try fixture(.h264AAC), to: url)
+        XCTAssertNil(shelf.take(location: url.path, options: SourceOptions(), libavformat: [:]))
+        XCTAssertTrue(replaced.isInterrupted, "closed")
+
+        let written = FFmpegSource(url: url)
+        try written.open()
+        shelf.keep(written)
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0]))
+        try handle.close()
+        XCTAssertNil(shelf.take(location: url.path, options: SourceOptions(), libavformat: [:]))
+    }
 }

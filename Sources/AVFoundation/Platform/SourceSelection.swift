@@ -38,6 +38,8 @@ final class WarmSourceShelf: @unchecked Sendable {
         var libavformat: [String: String]
         var source: any MediaSource
         var deadline: Date
+        /// A local file's version when it was opened: a file replaced or written since is opened again.
+        var file: FileIdentity?
     }
 
     private let lock = NSLock()
@@ -59,10 +61,10 @@ final class WarmSourceShelf: @unchecked Sendable {
             entry = Entry(
                 location: stream.url.absoluteString, options: stream.sourceOptions, libavformat: [:], source: stream,
                 deadline: deadline)
-        } else if let file = source as? FFmpegSource, file.isLocal {
+        } else if let file = source as? FFmpegSource, file.isLocal, let identity = file.openedFile {
             entry = Entry(
                 location: file.location, options: file.sourceOptions, libavformat: file.options, source: file,
-                deadline: deadline)
+                deadline: deadline, file: identity)
         } else {
             return
         }
@@ -79,9 +81,9 @@ final class WarmSourceShelf: @unchecked Sendable {
     }
 
     /// The kept source for `location` opened with `options` and libavformat options `libavformat`, if any (it
-    /// leaves the shelf).
+    /// leaves the shelf); for a local file, only while the file is the one it opened.
     func take(location: String, options: SourceOptions, libavformat: [String: String]) -> (any MediaSource)? {
-        let (taken, expired): ((any MediaSource)?, [any MediaSource]) = lock.withLock {
+        let (found, expired): (Entry?, [any MediaSource]) = lock.withLock {
             let dropped = removeExpired()
             guard
                 let index = entries.firstIndex(where: {
@@ -90,11 +92,15 @@ final class WarmSourceShelf: @unchecked Sendable {
             else {
                 return (nil, dropped)
             }
-            return (entries.remove(at: index).source, dropped)
+            return (entries.remove(at: index), dropped)
         }
         for source in expired { source.interrupt() }
-        guard let taken, !taken.isInterrupted else { return nil }
-        return taken
+        guard let found, !found.source.isInterrupted else { return nil }
+        if let opened = found.file, opened != FileIdentity(path: location) {
+            found.source.interrupt()
+            return nil
+        }
+        return found.source
     }
 
     /// Whether a source for `location` waits on the shelf (tests).

@@ -24,6 +24,8 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     private var format: FormatContext?
     /// What the input holds, read once by ``open()``.
     private var openedInfo: MediaInfo?
+    /// The local file as it was just before ``open()`` opened it (nil for other inputs, or before opening).
+    package private(set) var openedFile: FileIdentity?
     /// Packets read since ``keepPacketsRead()``, while it is in effect.
     private var kept: [Packet]?
     /// Packets ``read(into:)`` gives again before reading on (see ``replayKeptPackets()``), oldest first.
@@ -78,6 +80,7 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     package func open() throws(FFmpegError) {
         guard format == nil else { return }
         if cancellation.isCancelled { throw FFmpegError.exit }
+        if isLocal { openedFile = FileIdentity(path: location) }
         let opened = try FormatContext(url: location, options: effectiveOptions, interrupt: cancellation.interrupt)
         format = opened
         openedInfo = opened.info
