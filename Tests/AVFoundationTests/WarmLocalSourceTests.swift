@@ -68,4 +68,16 @@ final class WarmLocalSourceTests: XCTestCase {
         try handle.close()
         XCTAssertNil(shelf.take(location: url.path, options: SourceOptions(), libavformat: [:]))
     }
+
+    /// An asset that cannot play (here a subtitle file: no audio or video) leaves nothing open behind its loading.
+    func test_anUnplayableAssetsSource_isNotKept() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("warm-\(UUID().uuidString).srt")
+        try Data("1\n00:00:01,000 --> 00:00:02,000\nHello\n\n".utf8).write(to: url)
+        copy = url
+        let asset = AVURLAsset(url: url)
+        asset.loadValuesAsynchronously(forKeys: ["playable"]) {}
+        waitUntil("the asset loaded") { asset.statusOfValue(forKey: "playable", error: nil) == .loaded }
+        XCTAssertFalse(asset.isPlayable)
+        XCTAssertFalse(WarmSourceShelf.shared.holds(location: url.path))
+    }
 }

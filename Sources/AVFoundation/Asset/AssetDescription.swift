@@ -70,16 +70,20 @@ struct AssetDescription: Sendable {
     static func load(url: URL, options: [String: Any], cancellation: Cancellation) throws(AVError) -> AssetDescription {
         if let problem = AVError.localFileProblem(url) { throw problem }
         let media: MediaDescription
+        var opened: (any MediaSource)?
         do {
             media = try MediaProbe.describe(
                 url: url, options: SourceOptions(assetOptions: options), cancellation: cancellation,
-                factory: .avFoundation, keep: WarmSourceShelf.shared.keep)
+                factory: .avFoundation, keep: { opened = $0 })
         } catch let failure as any MediaFailure {
             throw AVError.openFailure(url, failure)
         } catch {
             throw AVError.media(.unknown, "“\(AVError.displayName(url))” can’t be opened: \(error).", url: url)
         }
-        return AssetDescription(url: url, media: media)
+        let description = AssetDescription(url: url, media: media)
+        // Left for the asset's first item only when it can play (else closed now, with whatever index it holds).
+        if description.isPlayable, let opened { WarmSourceShelf.shared.keep(opened) }
+        return description
     }
 
     init(url: URL, media: MediaDescription) {
