@@ -44,6 +44,10 @@ package final class AudioDecoder: StreamDecoder, @unchecked Sendable {
     /// Output samples by which a frame's computed start may differ from the previous frame's end and still
     /// count as contiguous: rescaling input timestamps and the resampler's delay each round by up to one.
     static let timestampSlack: Int64 = 2
+    /// Output sample positions a timestamp may state (±2⁵² samples: about 3,000 years at 48 kHz). One beyond is
+    /// damage (a fuzzed MP4's audio started at 2⁶¹ ms, which rescaled to the saturated `INT64_MIN`, and the sample
+    /// arithmetic after it overflowed): the frame is placed as if it had no timestamp, after the previous one.
+    static let plausibleSamples: ClosedRange<Int64> = -(1 << 52)...(1 << 52)
     /// The running thread; guarded by `threadLock`.
     private var thread: WorkerThread?
     /// Guards `thread`.
@@ -120,7 +124,8 @@ package final class AudioDecoder: StreamDecoder, @unchecked Sendable {
         let outputTimeBase = Rational(1, Int32(outputFormat.sampleRate))
         let inputFrames = Int64(frame.sampleCount)
         let inputRate = Int64(max(1, frame.sampleRate))
-        let start = frame.pts.map { Rational.rescale($0, from: timeBase, to: outputTimeBase) } ?? nextSample ?? 0
+        let stated = frame.pts.map { Rational.rescale($0, from: timeBase, to: outputTimeBase) }
+        let start = stated.flatMap { Self.plausibleSamples.contains($0) ? $0 : nil } ?? nextSample ?? 0
         nextSample = start + inputFrames * rate / inputRate
         if packets.serial != serial {
             status.countDropped()
