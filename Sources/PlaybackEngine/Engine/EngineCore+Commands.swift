@@ -51,7 +51,7 @@ extension EngineCore {
         case .prepared(let session, let error):
             prepared(session, error: error)
         case .readFailed(let session, let error):
-            readFailed(session, error: error)
+            readFailed(session, error: error, asOf: host)
         }
     }
 

@@ -52,13 +52,20 @@ extension EngineCore {
         }
     }
 
-    /// Reading `session` failed for good. Its seeks still pending or waiting for their first frame complete
-    /// `false` (a failed item takes no more steps, so they would never land: a fuzzed MP4 whose read failed while an
-    /// exact seek far past its data waited).
-    func readFailed(_ session: ItemSession, error: any Error) {
+    /// Reading `session` failed for good (as of `host`). Its seeks still pending or waiting for their first frame
+    /// complete `false` (a failed item takes no more steps, so they would never land: a fuzzed MP4 whose read failed
+    /// while an exact seek far past its data waited). The current item's playback stops there: its clock and sound
+    /// stop (its time no longer moves, as nothing more is played).
+    func readFailed(_ session: ItemSession, error: any Error, asOf host: UInt64) {
         guard items.state(of: session) != nil else { return }
         items.update(session) { $0.phase = .failed }
         seeks.cancel(session)
+        if items.isCurrent(session) {
+            if transport.isRunning { observers.event(at: transport.stop(asOf: host)) }
+            loadControl.clearStall()
+            audio.renderer.setActive(false)
+            audio.pauseDevice()
+        }
         outbox.emit(.itemFailedToPlayToEnd(session, error))
     }
 
