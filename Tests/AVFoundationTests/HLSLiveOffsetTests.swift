@@ -101,11 +101,13 @@ final class HLSLiveOffsetTests: XCTestCase {
 
     /// Plays a looping live window (five segments listed) in real time (stalls are real-time events), from 2 s
     /// before its edge, until it stalls there; then publishes three more segments (the loop's 0–2 after a
-    /// discontinuity) and returns once playback goes on.
+    /// discontinuity) and returns once playback goes on, with the item's time when it did (seen by an observer of
+    /// `timeControlStatus`, as an app sees it).
     private func stallAtTheEdgeAndRecover(
         preserving: Bool
     ) throws -> (
-        player: AVPlayer, frames: FrameRecorder, item: AVPlayerItem, offsetAtStall: Double, recommended: [CMTime]
+        player: AVPlayer, frames: FrameRecorder, item: AVPlayerItem, offsetAtStall: Double, recommended: [CMTime],
+        resumedAt: CMTime
     ) {
         setenv("SDL_AUDIODRIVER", "disk", 1)
         setenv("SDL_DISKAUDIOFILE", "/dev/null", 1)
@@ -133,9 +135,18 @@ final class HLSLiveOffsetTests: XCTestCase {
         waitUntil("waiting", timeout: 10) { player.timeControlStatus == .waitingToPlayAtSpecifiedRate }
         let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
         let offset = window.end.seconds - item.currentTime().seconds
+        let resumedAt = LockedBox<CMTime?>(nil)
+        let observation = player.observe(\.timeControlStatus, options: [.new]) { player, change in
+            guard change.newValue == .playing else { return }
+            let now = item.currentTime()
+            resumedAt.withLock { $0 = $0 ?? now }
+        }
+        defer { observation.invalidate() }
         looping.advance(segments: 3)
-        waitUntil("playing again", timeout: 30) { player.timeControlStatus == .playing }
-        return (player, frames, item, offset, recommended.withLock { $0 })
+        // (The observer hears the change on the main queue, after the property reads `.playing`.)
+        waitUntil("playing again", timeout: 30) { resumedAt.withLock { $0 } != nil }
+        let resumed = try XCTUnwrap(resumedAt.withLock { $0 })
+        return (player, frames, item, offset, recommended.withLock { $0 }, resumed)
     }
 
     func test_aStall_raisesTheRecommendedOffset_andWithoutPreservingPlaybackGoesOnWhereItWas() throws {
@@ -159,18 +170,43 @@ final class HLSLiveOffsetTests: XCTestCase {
     func test_automaticallyPreservingTheOffset_seeksForwardAfterTheStall() throws {
         let run = try stallAtTheEdgeAndRecover(preserving: true)
         defer { run.player.replaceCurrentItem(with: nil) }
-        // Six more seconds listed: the playhead jumps to the same distance from the new edge, in the loop's
-        // third segment (VOD frames 120–179), its first two skipped.
-        waitUntil("seeked forward", timeout: 30) {
-            (run.frames.indices.last ?? nil).map { $0 >= 120 && $0 < 180 } ?? false
-        }
         let window = try XCTUnwrap(run.item.seekableTimeRanges.first?.timeRangeValue)
-        // (The stall began at the edge: the offset kept is one target duration, so that something is listed there.)
+        // Six more seconds listed: the stall's end seeks to the offset from the new edge that the playhead had when
+        // the stall began (it began at the edge: the offset kept is one target duration, so that something is listed
+        // there), 4 s ahead of where it stalled. The seek is made before playback goes on: an app that hears
+        // "playing" finds the item there already.
         XCTAssertEqual(
-            window.end.seconds - run.item.currentTime().seconds, max(run.offsetAtStall, 2), accuracy: 0.5)
-        let afterStall = run.frames.indices.compactMap { $0 }.drop { $0 >= 120 }
+            window.end.seconds - run.resumedAt.seconds, max(run.offsetAtStall, 2), accuracy: 0.5,
+            "resumed at \(run.resumedAt.seconds) s in \(window)")
+        // The first picture after the stall is the one at that time, where the loop's third segment (VOD frames
+        // 120–179) begins; the loop's first pictures are never shown. (Pictures before the stall: VOD 239–299.)
+        waitUntil("the first picture after the stall: last pictures \(run.frames.indices.suffix(20))", timeout: 30) {
+            run.frames.indices.contains { ($0 ?? 300) < 200 }
+        }
+        let afterStall = run.frames.indices.compactMap { $0 }.drop { $0 >= 200 }
+        XCTAssertEqual(afterStall.first.map { (115..<180).contains($0) }, true, "\(afterStall.prefix(20))")
         XCTAssertFalse(
             afterStall.contains { $0 < 100 }, "the loop's first segments were skipped: \(afterStall.prefix(20))")
+    }
+
+    /// A live playlist that stops changing fails the item once it has not changed for one and a half target
+    /// durations (as Apple's player: "Playlist unchanged for longer than 1.5 * target duration"), also while media
+    /// already buffered plays: playback stops there, and the item's time with it.
+    func test_aPlaylistThatStopsChanging_failsTheItem_whilePlaying_andItsTimeStops() throws {
+        let run = try stallAtTheEdgeAndRecover(preserving: false)
+        defer { run.player.replaceCurrentItem(with: nil) }
+        // Playback goes on where it stalled, with six seconds listed after it and nothing after them: the playlist's
+        // last change is 3 s old while they play.
+        waitUntil("failed", timeout: 30) { run.item.status == .failed }
+        let error = try XCTUnwrap(run.item.error as? AVError)
+        XCTAssertEqual(error.code, .failedToLoadMediaData)
+        XCTAssertTrue(
+            ((error as NSError).localizedFailureReason ?? "").contains("has not changed"), "\(error as NSError)")
+        let window = try XCTUnwrap(run.item.seekableTimeRanges.first?.timeRangeValue)
+        let stoppedAt = run.item.currentTime()
+        XCTAssertLessThan(stoppedAt.seconds, window.end.seconds, "the failure came before the listed media ended")
+        spinMainRunLoop(0.5)
+        XCTAssertEqual(run.item.currentTime().seconds, stoppedAt.seconds, accuracy: 0.001)
     }
 
     func test_aCopy_keepsTheLiveSettings() {

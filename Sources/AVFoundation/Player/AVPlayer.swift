@@ -359,7 +359,6 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
         if status == .playing {
             currentItem?.catchUpWithLiveWindow()
-            currentItem?.liveItemResumedAfterStall()
         }
         currentItem?.updateLiveNetworkUse()
     }

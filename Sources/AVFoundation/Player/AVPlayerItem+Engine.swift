@@ -27,6 +27,7 @@ extension AVPlayerItem {
             // The end times travel with the session (their setters update it after the item's state).
             session.forwardEndTime = s.forwardPlaybackEndTime.isNumeric ? s.forwardPlaybackEndTime : nil
             session.reverseEndTime = s.reversePlaybackEndTime.isNumeric ? s.reversePlaybackEndTime : nil
+            session.preservesLiveOffset.store(s.automaticallyPreservesTimeOffsetFromLive, ordering: .relaxed)
             s.session = session
             return session
         }

@@ -23,32 +23,14 @@ extension AVPlayerItem {
         updateRecommendedLiveOffset(CMTime(seconds: 3 * target, preferredTimescale: 1000), session: session)
     }
 
-    /// A live item stalled: remember how far from the edge it was, and recommend one target duration more.
+    /// A live item stalled: recommend one target duration more. (With ``automaticallyPreservesTimeOffsetFromLive``
+    /// the engine seeks forward when the stall ends, before it presents anything: see `EngineCore.endStall`.)
     func liveItemStalled(_ session: ItemSession) {
-        guard session.isLive, let window = session.seekableRange else { return }
-        let now = currentTime()
-        mutate { $0.liveOffsetAtStall = now.isNumeric ? max(.zero, window.end - now) : nil }
-        guard let target = session.liveTargetDuration else { return }
+        guard session.isLive, let window = session.seekableRange, let target = session.liveTargetDuration else {
+            return
+        }
         let raised = read { $0.recommendedTimeOffsetFromLive } + CMTime(seconds: target, preferredTimescale: 1000)
         updateRecommendedLiveOffset(min(raised, window.duration), session: session)
-    }
-
-    /// A live item plays (again): after a stall, with ``automaticallyPreservesTimeOffsetFromLive``, seek forward to
-    /// the offset from the edge it had when the stall began — at least one target duration, so that the seek does not
-    /// land where nothing is listed yet (a stall at the edge).
-    func liveItemResumedAfterStall() {
-        guard read({ $0.liveOffsetAtStall != nil }) else { return }
-        guard
-            let offset = mutate({ s -> CMTime? in
-                defer { s.liveOffsetAtStall = nil }
-                return s.automaticallyPreservesTimeOffsetFromLive ? s.liveOffsetAtStall : nil
-            }),
-            let session = read({ $0.session }), session.isLive, let window = session.seekableRange
-        else { return }
-        let margin = CMTime(seconds: session.liveTargetDuration ?? 0, preferredTimescale: 1000)
-        let target = max(window.start, window.end - max(offset, margin))
-        guard target > currentTime() else { return }
-        seek(to: target, toleranceBefore: .zero, toleranceAfter: .positiveInfinity, completionHandler: nil)
     }
 
     private func updateRecommendedLiveOffset(_ offset: CMTime, session: ItemSession) {

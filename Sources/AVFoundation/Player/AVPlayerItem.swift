@@ -75,11 +75,10 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var allowedAudioSpatializationFormats: AVAudioSpatializationFormats?
         var appliesPerFrameHDRDisplayMetadata = true
         /// The live offsets (see `AVPlayerItem+LiveOffset.swift`): the app's (invalid: not set), the recommended one
-        /// (invalid until a live item is ready), and the offset from the window's end when the last stall began.
+        /// (invalid until a live item is ready).
         var configuredTimeOffsetFromLive = CMTime.invalid
         var recommendedTimeOffsetFromLive = CMTime.invalid
         var automaticallyPreservesTimeOffsetFromLive = false
-        var liveOffsetAtStall: CMTime?
         /// A seek to the live window's start is on its way (the playhead fell behind the window).
         var liveCatchUpPending = false
         var startsOnFirstEligibleVariant = false
@@ -323,6 +322,8 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         get { access(\.automaticallyPreservesTimeOffsetFromLive) { $0.automaticallyPreservesTimeOffsetFromLive } }
         set {
             set(\.automaticallyPreservesTimeOffsetFromLive) { $0.automaticallyPreservesTimeOffsetFromLive = newValue }
+            // The engine makes the seek when a stall ends.
+            session?.preservesLiveOffset.store(newValue, ordering: .relaxed)
         }
     }
 

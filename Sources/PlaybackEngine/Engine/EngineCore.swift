@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import Synchronization
 
 /// The engine thread's side of a ``PlayerEngine`` (Media3's `ExoPlayerImplInternal`, mpv's `run_playloop`): it owns
 /// every piece of playback state, applies the commands the handle posts, moves playback one step at a time, and
@@ -280,12 +281,35 @@ final class EngineCore {
         observers.event(at: t)
         outbox.emit(.stalled(session))
         if automaticallyWaits {
+            if session.isLive, session.preservesLiveOffset.load(ordering: .relaxed),
+                let window = session.seekableRange
+            {
+                let stall = (max(.zero, window.end - t), seeks.generation)
+                items.update(session) { $0.liveStall = stall }
+            }
             transport.setTimeControl(.waiting(.toMinimizeStalls))
         } else {
             loadControl.clearStall()
             transport.pauseOnItsOwn()
         }
         audio.pauseDevice()
+    }
+
+    /// A stall is over: playback goes on at the next step. A live item that preserves its offset from the live edge
+    /// first seeks forward to the offset it had when the stall began (at least one target duration, so that the seek
+    /// lands where something is listed; a stall at the edge), unless it is nearer than that already or a seek was
+    /// made meanwhile. The seek is requested before anything else is presented: no picture of the old position shows.
+    func endStall(_ session: ItemSession) {
+        loadControl.clearStall()
+        guard let stall = items.state(of: session)?.liveStall else { return }
+        items.update(session) { $0.liveStall = nil }
+        guard session.preservesLiveOffset.load(ordering: .relaxed), stall.seekGeneration == seeks.generation,
+            !seeks.isBusy, let window = session.seekableRange
+        else { return }
+        let margin = CMTime(seconds: session.liveTargetDuration ?? 0, preferredTimescale: 1000)
+        let target = max(window.start, window.end - max(stall.offset, margin))
+        guard target > transport.playhead else { return }
+        seeks.request(session, to: target, mode: .window(before: .zero, after: .positiveInfinity), completion: nil)
     }
 
     /// Detects the end of forward playback at `t` and applies the end action; true when the item ended.

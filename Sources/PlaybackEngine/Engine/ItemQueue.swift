@@ -34,6 +34,9 @@ struct ItemState {
     var publishedBuffer: BufferState?
     /// The variant period of the playhead when last published (HLS).
     var publishedVariantPeriod: VariantPeriod?
+    /// A live item that stalls with ``ItemSession/preservesLiveOffset``: its offset from the live edge when the stall
+    /// began, and the seek generation then (a seek made during the stall takes precedence).
+    var liveStall: (offset: CMTime, seekGeneration: Int)?
 
     /// Whether the item is playable (ready or ended).
     var isPlayable: Bool {

@@ -1,7 +1,8 @@
 import CoreMedia
 import Foundation
 
-// What a streamed source publishes (HLS): its live window, program dates and network record, read from any thread.
+// Item and container times, and what a streamed source publishes (HLS): its live window, program dates and network
+// record, read from any thread.
 extension ItemSession {
     /// The source's record of its transfers and failed requests (HLS); nil for files.
     package var networkLog: NetworkLog? { openedSource?.networkLog }
@@ -37,6 +38,16 @@ extension ItemSession {
 
     /// A live stream's target duration in seconds (HLS); nil otherwise.
     package var liveTargetDuration: Double? { openedSource?.liveTargetDuration }
+
+    /// Item time of a stream timestamp.
+    package func itemTime(_ streamTime: CMTime) -> CMTime {
+        descriptor.timeOrigin == .zero ? streamTime : streamTime - descriptor.timeOrigin
+    }
+
+    /// Container time of an item time.
+    package func containerTime(_ itemTime: CMTime) -> CMTime {
+        descriptor.timeOrigin == .zero ? itemTime : itemTime + descriptor.timeOrigin
+    }
 
     /// The date shown at `itemTime` (HLS program date time); nil for media without dates.
     package func date(atItemTime itemTime: CMTime) -> Date? {

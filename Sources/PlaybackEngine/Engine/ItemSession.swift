@@ -2,6 +2,7 @@ import CoreMedia
 import CoreVideo
 import FFmpegBridge
 import Foundation
+import Synchronization
 
 /// One item's media pipeline: its ``MediaSource``, the demux thread reading it, a decode thread per played
 /// stream, their serial-tagged queues (ffplay's `VideoState`, one per item).
@@ -245,6 +246,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Guarded by `lock`.
     private var _forwardEndTime: CMTime?
 
+    /// Whether the end of a stall of a live item seeks to the offset from the live edge it had when the stall began
+    /// (`automaticallyPreservesTimeOffsetFromLive`). Set by the facade from any thread, read by the engine thread.
+    package let preservesLiveOffset = Atomic<Bool>(false)
+
     /// Where playback at a negative rate ends (`reversePlaybackEndTime`, item time); nil: at zero. Set by the facade
     /// from any thread, read by the engine thread.
     package var reverseEndTime: CMTime? {
@@ -364,16 +369,6 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     /// The demuxer reached the end of the input (for buffering state).
     package var isAtEndOfFile: Bool { lock.withLock { demuxer }?.isAtEndOfFile ?? false }
-
-    /// Item time of a stream timestamp.
-    package func itemTime(_ streamTime: CMTime) -> CMTime {
-        descriptor.timeOrigin == .zero ? streamTime : streamTime - descriptor.timeOrigin
-    }
-
-    /// Container time of an item time.
-    package func containerTime(_ itemTime: CMTime) -> CMTime {
-        descriptor.timeOrigin == .zero ? itemTime : itemTime + descriptor.timeOrigin
-    }
 
     /// Serial of the video packets now (frames of other serials are stale).
     package var videoSerial: Serial? { videoPackets?.serial }

@@ -67,7 +67,7 @@ final class RealTimeStepper {
         let resume = core.loadControl.shouldResume(
             session, playhead: core.transport.playhead, waits: core.automaticallyWaits)
         if resume {
-            core.loadControl.clearStall()
+            core.endStall(session)
             return 0
         }
         return Self.stalledInterval
