@@ -81,8 +81,10 @@ sanitize-thread: bootstrap fixtures
 # playlist parser, text subtitles (demuxers, decoders, cue store, attributed strings), the CEA-708 decoder, open+probe, and
 # demux+decode+exact seeks. Each runs FUZZ_RUNS inputs from its corpus in .build/fuzz-corpus/<harness> (not committed;
 # seeded by scripts/fuzz-seeds from the fixtures and the HLS tests' playlists), then the corpus is minimised
-# (-merge=1). A crash or hang leaves its input as Fuzz/artifacts/<harness>-crash-*. The harnesses are built
-# optimised (with testing enabled: two of them reach package-level code through @testable import), at nice 19.
+# (-merge=1, with the runs' memory limit: some decode+seek inputs take 2-3 GB at their peak under ASan, which the
+# default 2 GB limit of a merge counted as failures). A crash or hang leaves its input as
+# Fuzz/artifacts/<harness>-crash-*. The harnesses are built optimised (with testing enabled: two of them reach
+# package-level code through @testable import), at nice 19.
 FUZZ_RUNS ?= 1000000
 FUZZ_HARNESSES ?= FuzzHLSParser FuzzSubtitles FuzzCEA708 FuzzOpenProbe FuzzDemuxDecodeSeek
 FUZZ_FLAGS ?=
@@ -132,7 +134,8 @@ fuzz: bootstrap fixtures
 		echo "== $$h: minimising the corpus"; \
 		rm -rf $$corpus.min && mkdir -p $$corpus.min; \
 		SDL_AUDIODRIVER=dummy LSAN_OPTIONS=suppressions=Fuzz/lsan.supp nice -n 19 .build/fuzz/release/$$h -merge=1 \
-			$$corpus.min $$corpus $${!args} 2>&1 | grep -E '^MERGE-OUTER: [0-9]+ new files' || exit 1; \
+			-rss_limit_mb=4096 -artifact_prefix=Fuzz/artifacts/$$h-merge- $$corpus.min $$corpus $${!args} 2>&1 \
+			| grep -E '^MERGE-OUTER: [0-9]+ new files' || exit 1; \
 		rm -rf $$corpus && mv $$corpus.min $$corpus; \
 		echo "== $$h: corpus $$(ls $$corpus | wc -l) files, $$(du -sk --apparent-size $$corpus | cut -f1) KiB"; \
 	done
