@@ -17,7 +17,7 @@ extension AVPlayerItem {
             observationHub.withMutation(of: self, keyPaths: [\.videoComposition, \.customVideoCompositor]) {
                 _ = videoCompositionState.replace(with: copy)
             }
-            if let session { installVideoCompositor(on: session) }
+            if let (session, engine) = sessionAndEngine() { installVideoCompositor(on: session, engine: engine) }
         }
     }
 
@@ -37,16 +37,17 @@ extension AVPlayerItem {
         set { videoCompositionState.seekingWaitsForVideoCompositionRendering = newValue }
     }
 
-    /// Gives `session` the current composition's composer (or removes it).
-    func installVideoCompositor(on session: ItemSession) {
+    /// Gives `session` the current composition's composer (or removes it), through `engine`'s commands.
+    func installVideoCompositor(on session: ItemSession, engine: PlayerEngine?) {
+        guard let engine else { return }
         let state = videoCompositionState
         state.installLock.withLock {
             guard let renderer = state.renderer else {
-                session.videoCompositor = nil
+                engine.configure(session, .videoCompositor(nil))
                 return
             }
             let asset = self.asset
-            session.videoCompositor = { [weak session] frame, time in
+            let compose: @Sendable (VideoFrame, CMTime) -> VideoFrame? = { [weak session] frame, time in
                 guard let session else { return frame }
                 let stream = session.descriptor.videoStream
                 let trackID =
@@ -54,6 +55,7 @@ extension AVPlayerItem {
                     ?? kCMPersistentTrackID_Invalid
                 return renderer.compose(frame, at: time, trackID: trackID)
             }
+            engine.configure(session, .videoCompositor(compose))
         }
     }
 }

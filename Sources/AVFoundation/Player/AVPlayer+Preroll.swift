@@ -2,10 +2,12 @@ import Foundation
 
 extension AVPlayer {
     /// Readies the current item to start at `rate` with minimal latency: `completionHandler` gets `true` once the
-    /// item's first pictures and sound are decoded at its current time (at once for an item already ready), `false`
-    /// when a rate change, a seek, a change of item or ``cancelPendingPrerolls()`` interrupts it, or when there is no
-    /// item. Call it while the rate is 0. Traps unless ``status`` is `.readyToPlay`, as Apple raises.
+    /// item is primed at its current time (ready, no seek pending, the picture there decoded and shown), `false` when
+    /// ``cancelPendingPrerolls()``, a rate change, a seek or a change of item interrupts it, or when there is no item.
+    /// Call it while the rate is 0. Traps unless ``status`` is `.readyToPlay`, as Apple raises.
     ///
+    /// The engine owns pending prerolls: a call posts the request and returns; it completes at the earliest on the
+    /// engine's iteration after the one that took it, so a cancel made right after it always finds it pending.
     /// The handler runs on an arbitrary queue, exactly once.
     public func preroll(atRate rate: Float, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
         guard status == .readyToPlay else {
@@ -14,18 +16,11 @@ extension AVPlayer {
         let completion: @Sendable (Bool) -> Void = { finished in
             DispatchQueue.global().async { completionHandler?(finished) }
         }
-        guard let item = currentItem else {
+        guard currentItem != nil else {
             completion(false)
             return
         }
-        func itemIsReady() -> Bool { item.read { $0.sessionReady && $0.resumeTime == nil } }
-        if itemIsReady() {
-            completion(true)
-            return
-        }
-        mutate { $0.prerolls.append(completion) }
-        // It became ready meanwhile (before the preroll was pending).
-        if itemIsReady(), currentItem === item { finishPrerolls(true) }
+        engineCreatingIfNeeded().preroll(completion: completion)
     }
 
     /// ``preroll(atRate:completionHandler:)`` as an `async` call.
@@ -35,15 +30,6 @@ extension AVPlayer {
 
     /// Completes pending prerolls with `false`.
     public func cancelPendingPrerolls() {
-        finishPrerolls(false)
-    }
-
-    /// Completes the pending prerolls with `finished`.
-    func finishPrerolls(_ finished: Bool) {
-        let pending: [@Sendable (Bool) -> Void] = mutate { s in
-            defer { s.prerolls = [] }
-            return s.prerolls
-        }
-        for completion in pending { completion(finished) }
+        existingEngine?.cancelPrerolls()
     }
 }

@@ -71,8 +71,8 @@ extension AVPlayerItem {
             return s.resumeCompletions
         }
         for completion in superseded { completion(false) }
-        // A time change interrupts a preroll.
-        if let player, player.currentItem === self { player.finishPrerolls(false) }
+        // A time change interrupts a preroll (the engine's resume seeks do not: they are part of priming the item).
+        if let player, player.currentItem === self { engine.cancelPrerolls() }
         engine.seek(session, to: time, mode: mode, completion: completionHandler)
     }
 

@@ -104,8 +104,6 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         var audioOutputDeviceUniqueID: String?
         var observerTokens: Set<UInt64> = []
         var playStart: (date: Date, itemTime: CMTime, dropped: Int, stalls: Int)?
-        /// Completions of `preroll(atRate:completionHandler:)` waiting for the current item.
-        var prerolls: [@Sendable (Bool) -> Void] = []
     }
 
     /// A player with no item.
@@ -207,8 +205,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             return items.first !== s.items.first
         }
         guard currentChanges else { return apply() }
-        // A new item interrupts a preroll.
-        defer { finishPrerolls(false) }
+        // A new item interrupts a preroll: the engine completes it when it takes the new queue.
         return observationHub.withMutation(of: self, keyPaths: [\.currentItem]) { apply() }
     }
 
@@ -300,11 +297,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         refreshWaitingState()
         if newRate == 0 { noteStopped() } else { noteStarted() }
-        // A rate change interrupts a preroll, and changes how the item's timebase moves.
-        if changed {
-            finishPrerolls(false)
-            currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
-        }
+        // A rate change changes how the item's timebase moves (and interrupts a preroll: the engine completes it).
+        if changed { currentItem?.ownTimebase.followedTimelineChanged(jumped: false) }
     }
 
     /// Whether the player waits for enough data before playing (files always have it).

@@ -21,40 +21,41 @@ extension AVPlayerItem {
             s.sessionReady = false
             s.resumeIssued = false
             let asset = self.asset
-            let session = ItemSession(audioFormat: audioFormat) { [weak self] in
+            // What the app set travels with the session; later changes reach it as engine commands.
+            let settings = ItemSession.Settings(
+                forwardEndTime: s.forwardPlaybackEndTime.isNumeric ? s.forwardPlaybackEndTime : nil,
+                reverseEndTime: s.reversePlaybackEndTime.isNumeric ? s.reversePlaybackEndTime : nil,
+                preservesLiveOffset: s.automaticallyPreservesTimeOffsetFromLive)
+            let session = ItemSession(audioFormat: audioFormat, settings: settings) { [weak self] in
                 try Self.descriptor(for: asset, item: self)
             }
-            // The end times travel with the session (their setters update it after the item's state).
-            session.forwardEndTime = s.forwardPlaybackEndTime.isNumeric ? s.forwardPlaybackEndTime : nil
-            session.reverseEndTime = s.reversePlaybackEndTime.isNumeric ? s.reversePlaybackEndTime : nil
-            session.preservesLiveOffset.store(s.automaticallyPreservesTimeOffsetFromLive, ordering: .relaxed)
             s.session = session
             return session
         }
         outputsAttached(session: session, engine: player.existingEngine)
         timedMetadataAttached(session: session, engine: player.existingEngine)
-        installVideoCompositor(on: session)
+        installVideoCompositor(on: session, engine: player.existingEngine)
         return session
     }
 
-    /// Leaves its player: the session stops; the item keeps its time (``AVPlayerItem/currentTime()``), settings and
-    /// outputs, and may join a player again at once (it reloads and continues from that time).
+    /// Leaves its player: the item keeps its time (``AVPlayerItem/currentTime()``), settings and outputs, and may join
+    /// a player again at once (it reloads and continues from that time). Its session is stopped (its threads joined)
+    /// by the engine, which owns it — when it takes the queue the item left (every path that detaches posts one) or
+    /// when it shuts down — never on the caller's thread.
     func detach() {
         let (session, player, ready) = read { ($0.session, $0.player, $0.sessionReady) }
         let time = ready ? session.flatMap { session in player?.existingEngine?.currentTime(of: session) } : nil
-        let (old, completions): (ItemSession?, [@Sendable (Bool) -> Void]) = mutate { s in
-            let old = s.session
+        let completions: [@Sendable (Bool) -> Void] = mutate { s in
             s.session = nil
             s.player = nil
             s.sessionReady = false
             s.resumeIssued = false
             if let time, s.resumeTime == nil { s.resumeTime = time }
             defer { s.resumeCompletions = [] }
-            return (old, s.resumeCompletions)
+            return s.resumeCompletions
         }
         outputsDetached()
         timedMetadataDetached(engine: player?.existingEngine)
-        old?.stop()
         // Seeks made while it waited to play again: the item is at their time.
         for completion in completions { completion(true) }
     }
@@ -117,7 +118,6 @@ extension AVPlayerItem {
                     return s.resumeCompletions
                 } ?? []
             for completion in completions { completion(finished) }
-            if finished, let self, let player = self.player, player.currentItem === self { player.finishPrerolls(true) }
         }
     }
 
@@ -255,7 +255,6 @@ extension AVPlayerItem {
             s.status = .readyToPlay
         }
         applyAudioMix()
-        if let player, player.currentItem === self, read({ $0.resumeTime == nil }) { player.finishPrerolls(true) }
         if let early = read({ $0.seekWhenReady }) {
             mutate { $0.seekWhenReady = nil }
             seek(to: early.time, toleranceBefore: early.before, toleranceAfter: early.after)

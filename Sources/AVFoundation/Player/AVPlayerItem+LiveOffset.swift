@@ -47,9 +47,9 @@ extension AVPlayerItem {
     /// Tells the source whether it may reload its playlists: not while the player is paused, unless
     /// ``canUseNetworkResourcesForLiveStreamingWhilePaused``.
     func updateLiveNetworkUse() {
-        guard let session = read({ $0.session }) else { return }
+        guard let (session, engine) = sessionAndEngine() else { return }
         let paused = player.map { $0.currentItem !== self || $0.rate == 0 } ?? true
-        session.setLiveReloadsSuspended(paused && !canUseNetworkResourcesForLiveStreamingWhilePaused)
+        engine.configure(session, .liveReloadsSuspended(paused && !canUseNetworkResourcesForLiveStreamingWhilePaused))
     }
 
     /// How far before the window's start a playhead still counts as inside its first segment: the streams of a

@@ -10,11 +10,13 @@ extension AVPlayerItem {
         return ownTimebase
     }
 
-    /// What ``timebase`` reads: the current time and the rate time moves at.
+    /// What ``timebase`` reads: the current time and the rate time moves at, as the engine's snapshot says (the
+    /// effective rate while the item's clock runs: `.lowQualityZeroLatency` snaps the rate the player reports).
     var timebaseReading: (time: CMTime, rate: Double) {
-        let time = currentTime()
-        guard let player, player.currentItem === self, player.timeControlStatus == .playing else { return (time, 0) }
-        return (time, Double(player.rate))
+        let (session, player, resume) = read { ($0.session, $0.player, $0.resumeTime) }
+        if let resume { return (resume, 0) }
+        guard let session, let engine = player?.existingEngine else { return (.zero, 0) }
+        return engine.timeline(of: session)
     }
 }
 

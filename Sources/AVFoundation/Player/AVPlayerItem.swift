@@ -224,7 +224,9 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set {
             let seconds = max(0, newValue)
             set(\.preferredForwardBufferDuration) { $0.preferredForwardBufferDuration = seconds }
-            if let (session, _) = sessionAndEngine() { session.setForwardBufferDuration(seconds > 0 ? seconds : nil) }
+            if let (session, engine) = sessionAndEngine() {
+                engine.configure(session, .forwardBufferDuration(seconds > 0 ? seconds : nil))
+            }
         }
     }
 
@@ -323,7 +325,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set {
             set(\.automaticallyPreservesTimeOffsetFromLive) { $0.automaticallyPreservesTimeOffsetFromLive = newValue }
             // The engine makes the seek when a stall ends.
-            session?.preservesLiveOffset.store(newValue, ordering: .relaxed)
+            if let (session, engine) = sessionAndEngine() { engine.configure(session, .preservesLiveOffset(newValue)) }
         }
     }
 
@@ -412,17 +414,17 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// Gives the engine the volume curve and time-pitch algorithm of the audio track played now (`audioStream`, or
     /// the session's).
     func applyAudioMix(audioStream: Int? = nil) {
-        guard let session = read({ $0.session }) else { return }
+        guard let (session, engine) = sessionAndEngine() else { return }
         let mix = read { $0.audioMix }
         let index = audioStream ?? session.descriptor.audioStream
         defer { applyTimePitchAlgorithm(audioStream: index) }
         guard let mix, let index,
             let trackID = asset.loader.loaded?.tracks.first(where: { $0.streamIndex == index })?.trackID
         else {
-            session.volumeCurve = nil
+            engine.configure(session, .volumeCurve(nil))
             return
         }
-        session.volumeCurve = mix.volumeCurve(for: trackID)
+        engine.configure(session, .volumeCurve(mix.volumeCurve(for: trackID)))
     }
 
     /// The algorithm for the played audio track (`audioStream`, or the session's): the audio mix's input parameters
@@ -462,7 +464,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set {
             set(\.forwardPlaybackEndTime) { $0.forwardPlaybackEndTime = newValue }
             if let (session, engine) = sessionAndEngine() {
-                engine.setForwardPlaybackEndTime(newValue, for: session)
+                engine.configure(session, .forwardEndTime(newValue.isNumeric ? newValue : nil))
             }
         }
     }
@@ -474,7 +476,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         set {
             set(\.reversePlaybackEndTime) { $0.reversePlaybackEndTime = newValue }
             if let (session, engine) = sessionAndEngine() {
-                engine.setReversePlaybackEndTime(newValue, for: session)
+                engine.configure(session, .reverseEndTime(newValue.isNumeric ? newValue : nil))
             }
         }
     }

@@ -90,6 +90,7 @@ final class Transport {
 
     /// Stops the clock at `t`, which becomes the playhead.
     func halt(at t: CMTime) {
+        EngineThread.assertCurrent()
         playhead = t
         clock = .frozen(at: t)
         isRunning = false
@@ -99,6 +100,7 @@ final class Transport {
 
     /// Runs the clock from item time `t` at host time `host` at `rate` (a seek landing while playing).
     func run(from t: CMTime, host: UInt64, rate: Float) {
+        EngineThread.assertCurrent()
         playhead = t
         clock = ClockAnchor(item: t, host: host, rate: effectiveRate(rate))
         isRunning = true
@@ -106,9 +108,37 @@ final class Transport {
         onClockChange()
     }
 
-    /// Re-bases the running clock on the audio heard: item time `t` at host time `host`.
-    func follow(_ t: CMTime, at host: UInt64, rate: Float) {
-        clock = ClockAnchor(item: t, host: host, rate: effectiveRate(rate))
+    /// Tuning for following the audio heard (mpv's `adjust_sync`, which moves a delay by a fraction of the error
+    /// with a cap, instead of jumping):
+    /// - the clock absorbs a difference with the audio over this much host time (seconds),
+    static let followWindow = 0.25
+    /// - running at most this much faster than the rate to catch up with audio ahead of it,
+    static let followFastest = 0.1
+    /// - and at most this much slower to let audio behind it catch up (never backwards, never stopped);
+    static let followSlowest = 0.5
+    /// - audio further ahead than this (seconds of item time) is jumped to: time moves forward at once.
+    static let followJump = 0.2
+
+    /// Follows the audio heard: item time `heard` at host time `host`. The running clock is pulled towards it, never
+    /// moved backwards: readers on any thread (`currentTime()`, periodic observers, a display link's item time) see
+    /// time move forward continuously while playing. A clock ahead of the audio slows down (down to
+    /// ``followSlowest`` below the rate) until the audio catches up; one behind speeds up (up to ``followFastest``),
+    /// or jumps forward when the audio is more than ``followJump`` ahead.
+    func follow(_ heard: CMTime, at host: UInt64, rate: Float) {
+        EngineThread.assertCurrent()
+        let nominal = effectiveRate(rate)
+        let now = clock.time(at: host)
+        let ahead = (heard - now).seconds
+        guard ahead.isFinite, nominal > 0 else {
+            clock = ClockAnchor(item: heard, host: host, rate: nominal)
+            return
+        }
+        if ahead > Self.followJump {
+            clock = ClockAnchor(item: heard, host: host, rate: nominal)
+            return
+        }
+        let correction = min(Self.followFastest, max(-Self.followSlowest, ahead / nominal / Self.followWindow))
+        clock = ClockAnchor(item: now, host: host, rate: nominal * (1 + correction))
     }
 
     /// Moves an untimed virtual clock forward by `delta` of item time played at `rate`.
@@ -149,6 +179,7 @@ final class Transport {
 
     /// Publishes a time-control change.
     func setTimeControl(_ t: TimeControl) {
+        EngineThread.assertCurrent()
         guard t != timeControl else { return }
         timeControl = t
         outbox.emit(.timeControlChanged(t))

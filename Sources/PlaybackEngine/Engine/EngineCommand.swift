@@ -41,17 +41,27 @@ struct EngineCommand: Sendable {
         case removeObserver(token: UInt64)
         case seek(ItemSession, to: CMTime, mode: SeekMode, completion: (@Sendable (Bool) -> Void)?)
         case cancelPendingSeeks(ItemSession)
+        /// Something the app set on an item (``ItemSession/Setting``).
+        case configure(ItemSession, ItemSession.Setting)
         case setStreams(ItemSession, video: Int?, audio: Int?)
         case step(ItemSession, count: Int)
+        /// `AVPlayer.preroll(atRate:)`: completes `true` once the current item is primed at its time, `false` when
+        /// interrupted (see ``EngineCore/settlePrerolls()``).
+        case preroll(@Sendable (Bool) -> Void)
+        /// `AVPlayer.cancelPendingPrerolls()`: pending prerolls complete `false`.
+        case cancelPrerolls
         /// A preparation thread finished (`error` nil: ready).
         case prepared(ItemSession, error: (any Error)?)
         /// Reading the item failed for good after it was ready.
         case readFailed(ItemSession, any Error)
 
-        /// The completion of a seek command (called `false` when the engine stops before applying it).
-        var seekCompletion: (@Sendable (Bool) -> Void)? {
-            if case .seek(_, _, _, let completion) = self { return completion }
-            return nil
+        /// The completion of a seek or preroll command (called `false` when the engine stops before applying it).
+        var completion: (@Sendable (Bool) -> Void)? {
+            switch self {
+            case .seek(_, _, _, let completion): return completion
+            case .preroll(let completion): return completion
+            default: return nil
+            }
         }
     }
 }

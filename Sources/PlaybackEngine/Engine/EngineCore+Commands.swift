@@ -4,6 +4,7 @@ import Foundation
 // Applying commands (engine thread), in the order they were posted, each as of the host time it was posted at.
 extension EngineCore {
     func apply(_ command: EngineCommand) {
+        EngineThread.assertCurrent()
         let host = command.host
         switch command.action {
         case .setQueue(let sessions):
@@ -44,6 +45,8 @@ extension EngineCore {
             seeks.request(session, to: target, mode: mode, completion: completion)
         case .cancelPendingSeeks(let session):
             seeks.cancel(session)
+        case .configure(let session, let setting):
+            session.apply(setting)
         case .setStreams(let session, let video, let audio):
             seeks.requestStreams(session, video: video, audio: audio, asOf: host)
         case .step(let session, let count):
@@ -52,6 +55,10 @@ extension EngineCore {
             prepared(session, error: error)
         case .readFailed(let session, let error):
             readFailed(session, error: error, asOf: host)
+        case .preroll(let completion):
+            prerolls.append((completion, armed: false))
+        case .cancelPrerolls:
+            cancelPrerolls()
         }
     }
 
@@ -61,6 +68,8 @@ extension EngineCore {
         // Backwards, reversed audio goes through the time-pitch stage at the rate's magnitude.
         if newRate != 0 { audio.renderer.setRate(Double(abs(newRate)), algorithm: transport.algorithm) }
         guard newRate != transport.rate else { return }
+        // A rate change interrupts a preroll.
+        cancelPrerolls()
         transport.rate = newRate
         // An item that ended in one direction plays again in the other.
         if newRate != 0, case .ended(let reverse) = items.current?.phase, reverse == (newRate > 0) {

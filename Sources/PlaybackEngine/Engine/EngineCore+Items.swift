@@ -15,6 +15,8 @@ extension EngineCore {
     /// cancelled; sinks drop what they hold.
     func currentChanged(from old: ItemSession?) {
         let current = items.currentSession
+        // A change of item interrupts a preroll.
+        cancelPrerolls()
         if let old, items.state(of: old) != nil { items.setTime(transport.playhead, of: old) }
         loadControl.clearStall()
         transport.halt(at: .zero)
@@ -46,7 +48,11 @@ extension EngineCore {
             seeks.cancel(session)
             outbox.emit(.itemFailed(session, error))
         } else {
-            items.update(session) { $0.phase = .ready }
+            let iteration = self.iteration
+            items.update(session) { s in
+                s.phase = .ready
+                s.readyIteration = iteration
+            }
             if items.isCurrent(session) { audio.renderer.setSession(session) }
             outbox.emit(.itemReady(session))
         }

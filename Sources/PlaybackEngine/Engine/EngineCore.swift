@@ -46,6 +46,11 @@ final class EngineCore {
     private var processed: UInt64 = 0
     /// Commands taken from the mailbox (storage reused).
     private var batch: [EngineCommand] = []
+    /// Loop iterations run (the preroll rule counts them).
+    private(set) var iteration: UInt64 = 0
+    /// `preroll(atRate:)` completions not made yet; `armed` once an iteration has passed since the request, so a
+    /// cancel posted right after the request still finds it pending (see ``settlePrerolls()``).
+    var prerolls: [(completion: @Sendable (Bool) -> Void, armed: Bool)] = []
 
     init(configuration: EngineConfiguration, audio: AudioOutputDriver, mailbox: EngineMailbox, snapshots: SnapshotStore)
     {
@@ -77,6 +82,7 @@ final class EngineCore {
 
     /// The engine thread's body; returns after ``EngineMailbox/requestStop()``, with everything stopped and joined.
     func run() {
+        EngineThread.markCurrent()
         while true {
             mailbox.take(into: &batch)
             for command in batch {
@@ -84,11 +90,15 @@ final class EngineCore {
                 processed = command.sequence
             }
             if mailbox.isStopRequested { break }
+            iteration &+= 1
+            settlePrerolls()
             if !batch.isEmpty { publishSnapshot() }
-            let sleep = step()
+            var sleep = step()
             reportPlayhead()
             publishSnapshot()
             outbox.deliver(to: mailbox.eventHandler)
+            // A preroll waiting to be settled is looked at again soon.
+            if !prerolls.isEmpty { sleep = min(sleep, Self.refreshInterval) }
             mailbox.sleep(upTo: sleep)
         }
         tearDown()
@@ -99,14 +109,44 @@ final class EngineCore {
     private func tearDown() {
         reverse.tearDown()
         seeks.cancelAll()
+        cancelPrerolls()
         // Seeks posted after the last batch was taken but before the stop (their callers saw a running engine).
         mailbox.takeAfterStop(into: &batch)
-        for command in batch { outbox.complete(command.action.seekCompletion, false) }
+        for command in batch { outbox.complete(command.action.completion, false) }
         for item in items.items { item.session.stop() }
         preparer.joinAll()
         audio.close()
         publishSnapshot()
         outbox.deliver(to: mailbox.eventHandler)
+    }
+
+    // MARK: Prerolls
+
+    /// Completes the prerolls whose current item is primed: ready (or ended) for at least one iteration before this
+    /// one (an owner hearing that it became ready may still move it, e.g. to the time it resumes at), no seek pending
+    /// or in flight, and the picture at its time shown. Only a preroll requested before the previous iteration is
+    /// completed `true`; with no current item, or a failed one, all complete `false`. Called after the iteration's
+    /// commands were applied, so a cancel posted right after a request always finds it pending.
+    func settlePrerolls() {
+        EngineThread.assertCurrent()
+        guard !prerolls.isEmpty else { return }
+        guard let item = items.current, item.phase != .failed else {
+            cancelPrerolls()
+            return
+        }
+        let primed =
+            item.isPlayable && item.readyIteration < iteration && !seeks.isBusy && item.hasShownFirstFrame
+        if primed {
+            for p in prerolls where p.armed { outbox.complete(p.completion, true) }
+            prerolls.removeAll { $0.armed }
+        }
+        for i in prerolls.indices { prerolls[i].armed = true }
+    }
+
+    /// Completes every pending preroll `false` (cancelled, or interrupted by a rate change, a seek, an item change).
+    func cancelPrerolls() {
+        for p in prerolls { outbox.complete(p.completion, false) }
+        prerolls.removeAll()
     }
 
     /// Publishes what readers on other threads see (after each iteration, and whenever the clock is re-anchored).
@@ -281,7 +321,7 @@ final class EngineCore {
         observers.event(at: t)
         outbox.emit(.stalled(session))
         if automaticallyWaits {
-            if session.isLive, session.preservesLiveOffset.load(ordering: .relaxed),
+            if session.isLive, session.preservesLiveOffset,
                 let window = session.seekableRange
             {
                 let stall = (max(.zero, window.end - t), seeks.generation)
@@ -303,7 +343,7 @@ final class EngineCore {
         loadControl.clearStall()
         guard let stall = items.state(of: session)?.liveStall else { return }
         items.update(session) { $0.liveStall = nil }
-        guard session.preservesLiveOffset.load(ordering: .relaxed), stall.seekGeneration == seeks.generation,
+        guard session.preservesLiveOffset, stall.seekGeneration == seeks.generation,
             !seeks.isBusy, let window = session.seekableRange
         else { return }
         let margin = CMTime(seconds: session.liveTargetDuration ?? 0, preferredTimescale: 1000)

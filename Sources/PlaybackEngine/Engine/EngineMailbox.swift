@@ -31,7 +31,7 @@ final class EngineMailbox: @unchecked Sendable {
         if !stopped { pending.append(EngineCommand(sequence: sequence, host: host, action: action)) }
         lock.unlock()
         if stopped {
-            action.seekCompletion?(false)
+            action.completion?(false)
         } else {
             lock.broadcast()
         }

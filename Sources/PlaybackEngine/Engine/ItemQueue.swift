@@ -30,6 +30,8 @@ struct ItemState {
     var phase: Phase = .idle
     /// Whether the picture at the playhead was shown since the item became ready or last landed a seek.
     var hasShownFirstFrame = false
+    /// The engine iteration in which the item became ready (prerolls wait for a later one).
+    var readyIteration: UInt64 = 0
     /// The buffering state last published for the item.
     var publishedBuffer: BufferState?
     /// The variant period of the playhead when last published (HLS).

@@ -2,7 +2,6 @@ import CoreMedia
 import CoreVideo
 import FFmpegBridge
 import Foundation
-import Synchronization
 
 /// One item's media pipeline: its ``MediaSource``, the demux thread reading it, a decode thread per played
 /// stream, their serial-tagged queues (ffplay's `VideoState`, one per item).
@@ -81,9 +80,13 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Guarded by `lock`.
     private var _onReadError: (@Sendable (any Error) -> Void)?
 
-    package init(audioFormat: AudioFormat, descriptor provider: @escaping @Sendable () throws -> ItemDescriptor) {
+    package init(
+        audioFormat: AudioFormat, settings: Settings = Settings(),
+        descriptor provider: @escaping @Sendable () throws -> ItemDescriptor
+    ) {
         self.descriptorProvider = provider
         self.audioFormat = audioFormat
+        self.settings = settings
     }
 
     package convenience init(descriptor: ItemDescriptor, audioFormat: AudioFormat) {
@@ -229,43 +232,78 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         }
     }
 
-    /// The played audio track's volume over time (AVAudioMix); nil for unity. Read by the audio
-    /// renderer on the device thread, set by the facade from any thread.
-    package var volumeCurve: VolumeCurve? {
-        get { lock.withLock { _volumeCurve } }
-        set { lock.withLock { _volumeCurve = newValue.flatMap { $0.isUnity ? nil : $0 } } }
+    /// What the app set on the item that playback reads (`forwardPlaybackEndTime`, `reversePlaybackEndTime`,
+    /// `automaticallyPreservesTimeOffsetFromLive`). Engine thread only: given at creation, changed by
+    /// ``PlayerEngine/configure(_:_:)``, which the engine applies between two steps.
+    package struct Settings: Sendable {
+        /// Where forward playback ends (item time); nil: at the item's end.
+        package var forwardEndTime: CMTime?
+        /// Where playback at a negative rate ends (item time); nil: at zero.
+        package var reverseEndTime: CMTime?
+        /// Whether the end of a stall of a live item seeks to the offset from the live edge it had when the stall
+        /// began.
+        package var preservesLiveOffset = false
+
+        package init(forwardEndTime: CMTime? = nil, reverseEndTime: CMTime? = nil, preservesLiveOffset: Bool = false) {
+            self.forwardEndTime = forwardEndTime
+            self.reverseEndTime = reverseEndTime
+            self.preservesLiveOffset = preservesLiveOffset
+        }
     }
+
+    /// A change of what the app set, posted as a command (``PlayerEngine/configure(_:_:)``) and applied by the
+    /// engine thread (``apply(_:)``): no caller thread writes a session.
+    package enum Setting: Sendable {
+        case forwardEndTime(CMTime?)
+        case reverseEndTime(CMTime?)
+        case preservesLiveOffset(Bool)
+        /// Read-ahead near this many seconds (nil: the engine's default limits).
+        case forwardBufferDuration(Double?)
+        /// The played audio track's volume over time (nil: unity).
+        case volumeCurve(VolumeCurve?)
+        /// The composer of presented pictures (nil: as decoded).
+        case videoCompositor((@Sendable (VideoFrame, CMTime) -> VideoFrame?)?)
+        /// Whether a live source stops reloading its playlists (paused without network use).
+        case liveReloadsSuspended(Bool)
+    }
+
+    /// See ``Settings``. Engine thread only (after creation).
+    package private(set) var settings: Settings
+
+    /// Applies a setting. Engine thread only: the engine's ``EngineCore/apply(_:)`` calls it for a
+    /// ``PlayerEngine/configure(_:_:)`` command.
+    func apply(_ setting: Setting) {
+        EngineThread.assertCurrent()
+        switch setting {
+        case .forwardEndTime(let time): settings.forwardEndTime = time
+        case .reverseEndTime(let time): settings.reverseEndTime = time
+        case .preservesLiveOffset(let preserves): settings.preservesLiveOffset = preserves
+        case .forwardBufferDuration(let seconds): setForwardBufferDuration(seconds)
+        case .volumeCurve(let curve): lock.withLock { _volumeCurve = curve.flatMap { $0.isUnity ? nil : $0 } }
+        case .videoCompositor(let compose): lock.withLock { _videoCompositor = compose }
+        case .liveReloadsSuspended(let suspended): openedSource?.setLiveReloadsSuspended(suspended)
+        }
+    }
+
+    /// Where forward playback ends (`forwardPlaybackEndTime`, item time); nil: at the item's end. Engine thread.
+    package var forwardEndTime: CMTime? { settings.forwardEndTime }
+
+    /// Where playback at a negative rate ends (`reversePlaybackEndTime`, item time); nil: at zero. Engine thread.
+    package var reverseEndTime: CMTime? { settings.reverseEndTime }
+
+    /// `automaticallyPreservesTimeOffsetFromLive`. Engine thread.
+    package var preservesLiveOffset: Bool { settings.preservesLiveOffset }
+
+    /// The played audio track's volume over time (AVAudioMix); nil for unity. Read by the audio renderer on the
+    /// device thread. Guarded by `lock` — the device thread is not the engine's and must never wait for it, so it
+    /// reads under the lock what the engine thread wrote (``apply(_:)``).
+    package var volumeCurve: VolumeCurve? { lock.withLock { _volumeCurve } }
     private var _volumeCurve: VolumeCurve?
 
-    /// Where forward playback ends (`forwardPlaybackEndTime`, item time); nil: at the item's end. Set by the facade
-    /// from any thread, read by the engine thread at each step.
-    package var forwardEndTime: CMTime? {
-        get { lock.withLock { _forwardEndTime } }
-        set { lock.withLock { _forwardEndTime = newValue } }
-    }
-    /// Guarded by `lock`.
-    private var _forwardEndTime: CMTime?
-
-    /// Whether the end of a stall of a live item seeks to the offset from the live edge it had when the stall began
-    /// (`automaticallyPreservesTimeOffsetFromLive`). Set by the facade from any thread, read by the engine thread.
-    package let preservesLiveOffset = Atomic<Bool>(false)
-
-    /// Where playback at a negative rate ends (`reversePlaybackEndTime`, item time); nil: at zero. Set by the facade
-    /// from any thread, read by the engine thread.
-    package var reverseEndTime: CMTime? {
-        get { lock.withLock { _reverseEndTime } }
-        set { lock.withLock { _reverseEndTime = newValue } }
-    }
-    /// Guarded by `lock`.
-    private var _reverseEndTime: CMTime?
-
-    /// Composes each presented picture (AVVideoComposition) before the video sinks get it, given the
-    /// frame and its item time; a nil result drops the picture. Called on the engine thread, set by
-    /// the facade from any thread; nil presents pictures as decoded.
-    package var videoCompositor: (@Sendable (VideoFrame, CMTime) -> VideoFrame?)? {
-        get { lock.withLock { _videoCompositor } }
-        set { lock.withLock { _videoCompositor = newValue } }
-    }
+    /// Composes each presented picture (AVVideoComposition) before the video sinks get it, given the frame and its
+    /// item time; a nil result drops the picture; nil presents pictures as decoded. Guarded by `lock`: written by the
+    /// engine thread (``apply(_:)``), read by it and by the facade's tests.
+    package var videoCompositor: (@Sendable (VideoFrame, CMTime) -> VideoFrame?)? { lock.withLock { _videoCompositor } }
     private var _videoCompositor: (@Sendable (VideoFrame, CMTime) -> VideoFrame?)?
 
     /// Item time where the last video packet given to the decoder ends (nil before any, or without video):
@@ -381,8 +419,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         return d.bufferedEnd.map(itemTime)
     }
 
-    /// Caps read-ahead near `seconds` of media (nil: the engine's default limits).
-    package func setForwardBufferDuration(_ seconds: Double?) {
+    /// Caps read-ahead near `seconds` of media (nil: the engine's default limits). Engine thread (``apply(_:)``).
+    private func setForwardBufferDuration(_ seconds: Double?) {
         lock.withLock { _descriptor.forwardBufferDuration = seconds }
         guard let d = lock.withLock({ demuxer }) else { return }
         var limits = d.limits

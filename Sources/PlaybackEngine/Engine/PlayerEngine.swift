@@ -108,17 +108,22 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package func setVolume(_ volume: Float, muted: Bool) { post(.setVolume(volume, muted: muted)) }
 
-    /// Sets where forward playback of `session` ends (invalid: at its end): an item setting kept on the session,
-    /// queued or not, which the engine reads from its next step on.
-    package func setForwardPlaybackEndTime(_ time: CMTime, for session: ItemSession) {
-        session.forwardEndTime = time.isNumeric ? time : nil
-        mailbox.wake()
+    /// Changes what the app set on `session` (queued or not): the engine thread applies it between two steps, from
+    /// which on playback reads it (an end time, a volume curve, a composer, …).
+    package func configure(_ session: ItemSession, _ setting: ItemSession.Setting) {
+        post(.configure(session, setting))
     }
 
-    /// Sets where playback of `session` at a negative rate ends (invalid: at the start); kept on the session.
+    /// Sets where forward playback of `session` ends (invalid: at its end): ``configure(_:_:)`` with
+    /// `.forwardEndTime`.
+    package func setForwardPlaybackEndTime(_ time: CMTime, for session: ItemSession) {
+        configure(session, .forwardEndTime(time.isNumeric ? time : nil))
+    }
+
+    /// Sets where playback of `session` at a negative rate ends (invalid: at the start): ``configure(_:_:)`` with
+    /// `.reverseEndTime`.
     package func setReversePlaybackEndTime(_ time: CMTime, for session: ItemSession) {
-        session.reverseEndTime = time.isNumeric ? time : nil
-        mailbox.wake()
+        configure(session, .reverseEndTime(time.isNumeric ? time : nil))
     }
 
     /// Adds a sink for the presented pictures (pictures already on their way may still reach a removed sink).
@@ -191,6 +196,15 @@ package final class PlayerEngine: @unchecked Sendable {
         post(.step(session, count: count))
     }
 
+    /// `AVPlayer.preroll(atRate:)`: `completion(true)` once the current item is primed at its time (ready, no seek
+    /// pending, the picture there shown), `false` when cancelled (``cancelPrerolls()``), interrupted by a rate change,
+    /// a seek or a change of item, with no current item, or when the engine stops. Called on the engine thread,
+    /// exactly once, never before the engine has run an iteration after the one that took the request.
+    package func preroll(completion: @escaping @Sendable (Bool) -> Void) { post(.preroll(completion)) }
+
+    /// Completes the pending prerolls with `false`.
+    package func cancelPrerolls() { post(.cancelPrerolls) }
+
     /// Completes pending seeks of `session` with `false`.
     package func cancelPendingSeeks(_ session: ItemSession) { post(.cancelPendingSeeks(session)) }
 
@@ -210,6 +224,16 @@ package final class PlayerEngine: @unchecked Sendable {
     /// The current item time of `session` (its last time when it is queued but not current; zero otherwise).
     package func currentTime(of session: ItemSession) -> CMTime {
         snapshots.current.time(of: session.id, at: hostNow())
+    }
+
+    /// The item time of `session` now and the rate it moves at, read from one snapshot (what `AVPlayerItem.timebase`
+    /// reads): the effective rate — the one time really moves at, `.lowQualityZeroLatency`'s snapped rate — while
+    /// `session` is current and its clock runs, else 0 (paused, waiting, not current).
+    package func timeline(of session: ItemSession) -> (time: CMTime, rate: Double) {
+        let s = snapshots.current
+        let time = s.time(of: session.id, at: hostNow())
+        guard s.current == session.id, s.clock.isRunning else { return (time, 0) }
+        return (time, Transport.effectiveRate(s.rate, s.algorithm))
     }
 
     /// The item time of `session` at host time `host` (monotonic nanoseconds, or the virtual clock's time); nil when

@@ -105,6 +105,7 @@ final class SeekCoordinator {
     /// Asks for a seek of `session` (see ``Seek``); completes `false` at once unless it is the current, playable
     /// item.
     func request(_ session: ItemSession, to target: CMTime, mode: SeekMode, completion: (@Sendable (Bool) -> Void)?) {
+        EngineThread.assertCurrent()
         supersedeAll()
         guard items.isCurrent(session), items.current?.phase != .failed else {
             pending = nil

@@ -19,6 +19,9 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     private var active = false
     /// Item time of the first real sample of the last render, and the host time it is heard at.
     private var anchor: (item: CMTime, host: UInt64)?
+    /// Item time of the first sample rendered since the last flush or activation: the clock never reads earlier
+    /// (before it is heard, nothing of this run has been).
+    private var floor: CMTime?
     /// Item time just after the last real sample rendered.
     private var end: CMTime?
     private var latencyNanos: UInt64 = 0
@@ -64,6 +67,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
         current = nil
         offset = 0
         anchor = nil
+        floor = nil
         end = nil
         mediaEnd = nil
         paddedFrames = 0
@@ -84,7 +88,10 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     package func setActive(_ active: Bool) {
         lock.lock()
         self.active = active
-        if !active { anchor = nil }
+        if !active {
+            anchor = nil
+            floor = nil
+        }
         lock.unlock()
     }
 
@@ -134,12 +141,19 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     }
 
     /// The audio clock: item time heard at `host`, if audio has been rendered since the last flush.
+    ///
+    /// Interpolated between device callbacks (ffplay's `audio_clock` less what is still buffered, stamped at the
+    /// callback): before the host time the last render is heard at, what plays is the render before it, so the
+    /// reading is the anchor's line extended backwards — continuous across callbacks that come at the device's pace,
+    /// where a reading held at each render's first sample would step by whole device buffers. Kept between the first
+    /// sample rendered since the last flush or activation and the end of what was rendered.
     package func clockTime(host: UInt64) -> CMTime? {
         lock.lock()
         defer { lock.unlock() }
         guard let anchor, let end else { return nil }
-        let elapsed = Double(max(0, Int64(bitPattern: host &- anchor.host))) * rate
+        let elapsed = Double(Int64(bitPattern: host &- anchor.host)) * rate
         var t = anchor.item + CMTime(value: Int64(elapsed.rounded()), timescale: 1_000_000_000)
+        if let floor, t < floor { t = floor }
         if t > end { t = end }
         return t
     }
@@ -249,12 +263,16 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
                 let span = Double(produced) * rate / Double(format.sampleRate)
                 let outStart = outEnd - CMTime(seconds: span, preferredTimescale: 1_000_000_000)
                 anchor = (outStart, hostTime &+ latencyNanos)
+                if floor == nil { floor = outStart }
                 end = outEnd
             }
             written = produced
         } else {
             let (n, first) = copyMedia(into: buffer, frameCount: frameCount, session: session, queue: queue)
-            if let first { anchor = (first, hostTime &+ latencyNanos) }
+            if let first {
+                anchor = (first, hostTime &+ latencyNanos)
+                if floor == nil { floor = first }
+            }
             if n > 0 { end = mediaEnd }
             written = n
         }
@@ -363,6 +381,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
             queue.pop()
         }
         anchor = nil
+        floor = nil
         end = nil
         paddedFrames = 0
         tailDone = false

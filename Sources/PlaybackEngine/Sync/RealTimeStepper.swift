@@ -34,12 +34,13 @@ final class RealTimeStepper {
         audio.resumeDevice()
         let host = transport.hostNow()
         var t = transport.time(at: host)
-        // Audio is the master clock when it plays: re-base the playback clock on it. Once audio has drained (a
-        // time-pitch stage keeps its last latency of media) the clock runs on by itself to the end.
+        // Audio is the master clock when it plays: the playback clock follows it (pulled towards it, never moved
+        // back). Once audio has drained (a time-pitch stage keeps its last latency of media) the clock runs on by
+        // itself to the end.
         let audioPlayed = session.hasAudio && audio.plays(rate: rate, algorithm: transport.algorithm)
         if audioPlayed, !audio.renderer.isDrained, let heard = audio.renderer.clockTime(host: host) {
-            t = heard
             transport.follow(heard, at: host, rate: rate)
+            t = transport.time(at: host)
         }
         if !audioPlayed { audio.renderer.discard(before: t) }
         let end = core.endTime(session)

@@ -1,0 +1,146 @@
+import AVFoundation
+import Foundation
+import TestSupport
+import XCTest
+
+/// Behaviours that a public layer keeping its own copy of playback state got wrong, written as an app writes them and
+/// run on the real-time clock (a race between the public layer and the engine cannot happen on a virtual clock). Each
+/// runs with both cores kept busy by the test itself, as on the machine where they were first seen.
+///
+/// Real-time tests (named few): they take about as long as what they play.
+final class PlaybackStateOwnershipTests: XCTestCase {
+    override func setUp() {
+        super.setUp()
+        // No sound card here: SDL's dummy driver paces the audio clock as a device would, with its own thread.
+        setenv("SDL_AUDIODRIVER", "dummy", 1)
+    }
+
+    override func tearDown() {
+        unsetenv("SDL_AUDIODRIVER")
+        super.tearDown()
+    }
+
+    /// A periodic time observer on the main queue (10 ms, the interval scrubber UIs use) while a local file with
+    /// sound plays: every time delivered while the rate is non-zero and no seek was made is at or after the one
+    /// before it, and so is the item's `currentTime()` read on the main thread between deliveries.
+    func test_realTime_periodicObserver_neverReportsAnEarlierTimeWhilePlaying() throws {
+        let player = AVPlayer(url: try fixture(.h264AAC))
+        let item = try XCTUnwrap(player.currentItem)
+        var delivered: [CMTime] = []
+        var read: [CMTime] = []
+        var playing = false
+        let observer = player.addPeriodicTimeObserver(
+            forInterval: CMTime(value: 1, timescale: 100), queue: .main
+        ) { time in
+            MainActor.assumeIsolated {
+                guard playing else { return }
+                delivered.append(time)
+                read.append(item.currentTime())
+            }
+        }
+        defer { player.removeTimeObserver(observer) }
+        waitUntil("ready") { item.status == .readyToPlay }
+
+        let load = BusyCores(threads: 2)
+        defer { load.stop() }
+        playing = true
+        player.play()
+        // A UI timer's reads of the time between deliveries (every 5 ms).
+        var sampled: [CMTime] = []
+        waitUntil("2.5 s played", timeout: 60) {
+            let now = item.currentTime()
+            sampled.append(now)
+            return now.seconds >= 2.5
+        }
+        playing = false
+        player.pause()
+
+        // Every 10 ms of the 2.5 s, give or take the start and the end (it was every 21 ms, a device buffer, while the
+        // clock stepped with the audio callbacks).
+        XCTAssertGreaterThan(delivered.count, 150, "the observer fired every 10 ms while playing")
+        let series = [(delivered, "delivered"), (read, "currentTime() at deliveries"), (sampled, "currentTime()")]
+        for (series, name) in series {
+            let backwards = zip(series, series.dropFirst()).filter { $1 < $0 }
+            XCTAssertTrue(
+                backwards.isEmpty,
+                "\(name) went backwards \(backwards.count) times, e.g. "
+                    + backwards.prefix(3).map { "\($0.0.seconds) → \($0.1.seconds)" }.joined(separator: ", "))
+        }
+    }
+
+    /// `preroll(atRate:)` followed at once by `cancelPendingPrerolls()`: the first completes `false` (Apple: cancelling
+    /// invokes the pending completion handlers with `false`), the next preroll completes `true`.
+    func test_realTime_prerollCancelledAtOnce_completesFalse_andTheNextOneTrue() throws {
+        let player = AVPlayer(url: try fixture(.h264AAC))
+        let item = try XCTUnwrap(player.currentItem)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let load = BusyCores(threads: 2)
+        defer { load.stop() }
+        for round in 0..<5 {
+            let results = LockedBox<[String: [Bool]]>([:])
+            player.preroll(atRate: 1) { finished in results.withLock { $0["first", default: []].append(finished) } }
+            player.cancelPendingPrerolls()
+            player.preroll(atRate: 1) { finished in results.withLock { $0["second", default: []].append(finished) } }
+            waitUntil("both prerolls complete") { results.withLock { $0.values.reduce(0) { $0 + $1.count } } == 2 }
+            spinMainRunLoop(0.02)
+            XCTAssertEqual(results.withLock { $0 }, ["first": [false], "second": [true]], "round \(round)")
+        }
+        XCTAssertEqual(player.rate, 0)
+        XCTAssertEqual(player.timeControlStatus, .paused)
+    }
+
+    /// With `.lowQualityZeroLatency` the rate snaps to its table: the item's `timebase` runs at the rate time really
+    /// moves at (1.5 for a rate of 1.4), as its time shows.
+    func test_realTime_timebaseRate_isTheEffectiveRate() throws {
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        item.audioTimePitchAlgorithm = .lowQualityZeroLatency
+        let player = AVPlayer(playerItem: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        player.rate = 1.4
+        waitUntil("playing") { player.timeControlStatus == .playing }
+        let timebase = try XCTUnwrap(item.timebase)
+        XCTAssertEqual(player.rate, 1.4, "the player reports the rate set")
+        XCTAssertEqual(timebase.rate, 1.5, accuracy: 1e-9)
+        XCTAssertEqual(CMTimebaseGetRate(timebase), 1.5, accuracy: 1e-9)
+        // Time moves at it: over 0.6 s of host time the item moves 0.9 s, not 0.84 s (measured once the clock has
+        // settled on the audio, which starts a device buffer or two after the clock; the clock follows the audio
+        // heard within a few per cent).
+        waitUntil("half a second played") { timebase.time.seconds >= 0.5 }
+        let host0 = CMClockGetTime(CMClockGetHostTimeClock())
+        let item0 = timebase.time
+        spinMainRunLoop(0.6)
+        let host1 = CMClockGetTime(CMClockGetHostTimeClock())
+        let item1 = timebase.time
+        let measured = (item1 - item0).seconds / (host1 - host0).seconds
+        XCTAssertEqual(measured, 1.5, accuracy: 0.04, "the timebase's time moves at its rate")
+        player.pause()
+        XCTAssertEqual(timebase.rate, 0)
+    }
+}
+
+/// Threads that keep the cores busy (a loaded machine) until stopped.
+final class BusyCores: @unchecked Sendable {
+    private let running = LockedBox(true)
+    private let finished = DispatchGroup()
+
+    init(threads: Int) {
+        for i in 0..<threads {
+            finished.enter()
+            let thread = Thread { [running, finished] in
+                var x: UInt64 = 0
+                while running.withLock({ $0 }) {
+                    for j in 0..<100_000 { x = x &* 6_364_136_223_846_793_005 &+ UInt64(j) }
+                }
+                withExtendedLifetime(x) {}
+                finished.leave()
+            }
+            thread.name = "busy-\(i)"
+            thread.start()
+        }
+    }
+
+    func stop() {
+        running.withLock { $0 = false }
+        finished.wait()
+    }
+}
