@@ -6,10 +6,18 @@ import Foundation
 /// One item's media pipeline: its ``MediaSource``, the demux thread reading it, a decode thread per played
 /// stream, their serial-tagged queues (ffplay's `VideoState`, one per item).
 ///
-/// Thread ownership: created by the facade; ``prepare()`` runs on a preparation thread (it opens the source and
-/// chooses the streams); afterwards the engine thread reads frames and the audio device thread reads audio frames;
-/// demux/decode threads are internal. Every member is thread-safe (one lock guards the mutable state; queue objects
-/// have their own). `stop()` may be called from any thread, any number of times.
+/// Ownership: created by the facade (with what the app set, ``Settings``) and from then on owned by the engine. The
+/// engine thread changes it — settings through ``PlayerEngine/configure(_:_:)`` commands, seeks, stream switches, and
+/// ``stop()`` when the item leaves its queue or the engine shuts down — and reads frames from it; ``prepare()`` runs
+/// on one of the engine's preparation threads (it opens the source and chooses the streams); the audio device
+/// thread reads audio frames; demux and decode threads are internal. Caller threads only read (times, ranges,
+/// counters for the facade's properties). What remains guarded by `lock` is what those other threads share: the
+/// pipeline objects preparation installs and a stream switch replaces, the read error the demux thread reports,
+/// the subtitle and metadata readers, the volume curve the device thread reads — state a command cannot carry,
+/// because its readers are not the engine thread and must never wait for it. Queue objects have their own locks.
+/// Two exceptions still run on a caller's thread (issue #25 notes): ``selectSubtitleStream(_:closedCaptions:captionService:)``
+/// (it may open a file: kept off the engine thread) and the HLS source's variant policy, which has its own lock.
+/// `stop()` is idempotent; the last release also stops the session (one never handed to an engine).
 package final class ItemSession: @unchecked Sendable, Identifiable {
     package let id = UUID()
     /// What to play; a placeholder until ``prepare()`` obtained it from the provider.
@@ -20,6 +28,9 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Format the audio decoder converts to (the audio sink's).
     package let audioFormat: AudioFormat
 
+    /// Guards what the preparation, demux, decode and device threads share with the engine thread (see the type's
+    /// doc): installed by preparation, swapped by a stream switch, read by the facade's property reads. Not a
+    /// command: its readers run on threads that must not wait for the engine's loop.
     let lock = ConditionLock()
     // Guarded by `lock`.
     /// The input (set when preparation starts, so ``stop()`` can interrupt its opening).
