@@ -199,16 +199,43 @@ final class AVPlayerSeekTests: XCTestCase {
         withExtendedLifetime((keepSingle, keepBurst)) {}
     }
 
-    func test_seekBeforeReady_withoutAHandler_isPerformedOnceReady() throws {
+    /// Apple performs a seek asked for before the item is ready once it is, and completes it then (libraries seek
+    /// right after `replaceCurrentItem` to resume a saved position): the latest wins, an earlier one completes false.
+    func test_seekBeforeReady_isPerformedOnceReady_andCompletesThen() throws {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: try fixture(.h264AAC))
         v.player.replaceCurrentItem(with: item)
         // Right after creating the player (the resume pattern): the item is not ready yet.
         XCTAssertEqual(item.status, .unknown)
-        v.player.seek(to: CMTime(value: 3, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero)
+        let first = LockedBox<Bool?>(nil)
+        v.player.seek(to: CMTime(value: 3, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+            first.withLock { $0 = ok }
+        }
+        let handled = LockedBox<Bool?>(nil)
+        item.seek(to: CMTime(value: 5, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+            handled.withLock { $0 = ok }
+        }
+        waitUntil("the first seek superseded") { first.withLock { $0 } != nil }
+        XCTAssertEqual(first.withLock { $0 }, false, "superseded by the later seek")
+        XCTAssertEqual(item.currentTime(), CMTime(value: 5, timescale: 1), "reads where it will start at once")
+        waitUntil("ready") { item.status == .readyToPlay }
+        waitUntil("the seek completes") { handled.withLock { $0 } != nil }
+        XCTAssertEqual(handled.withLock { $0 }, true)
+        waitUntil("frame 150 (5 s)") { v.frames.indices.last == 150 }
+        XCTAssertEqual(item.currentTime(), CMTime(value: 5, timescale: 1))
+        XCTAssertFalse(v.frames.indices.contains(0), "nothing of the start was shown before the seek")
+    }
+
+    /// A seek with a handler on an item in no player that was never ready completes false at once; one without a
+    /// handler is kept and made where the item starts when it joins a player.
+    func test_seekBeforeReady_inNoPlayer_withoutAHandler_isWhereItStarts() throws {
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
         let handled = LockedBox<Bool?>(nil)
         item.seek(to: CMTime(value: 1, timescale: 1)) { ok in handled.withLock { $0 = ok } }
-        XCTAssertEqual(handled.withLock { $0 }, false, "a seek with a handler before ready completes false at once")
+        XCTAssertEqual(handled.withLock { $0 }, false)
+        item.seek(to: CMTime(value: 3, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero)
+        let v = VirtualPlayer(mode: .manual)
+        v.player.replaceCurrentItem(with: item)
         waitUntil("ready") { item.status == .readyToPlay }
         waitUntil("frame 90 (3 s)") { v.frames.indices.last == 90 }
         XCTAssertEqual(item.currentTime(), CMTime(value: 3, timescale: 1))

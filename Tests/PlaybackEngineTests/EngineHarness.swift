@@ -40,7 +40,7 @@ final class EngineHarness: @unchecked Sendable {
         history = EventHistory()
         pictures = PictureRecorder(names: names)
         engine = PlayerEngine(configuration: EngineConfiguration(virtualClock: clock, audioSink: { audio }))
-        engine.onEvent = { [history, names] event in history.record(Self.describe(event, names)) }
+        engine.onEvent = { [history, names] event, _ in history.record(Self.describe(event, names)) }
         engine.addVideoSink(pictures)
     }
 

@@ -3,7 +3,10 @@ import PlaybackEngine
 
 // What the engine reports, applied to the player and its items (engine thread), and the access-log periods.
 extension AVPlayer {
-    func handle(_ event: EngineEvent) {
+    /// Applies `event`, which the engine emitted as of its command `asOf`. The rate and time control it reports are
+    /// what the player publishes, unless the app set a rate by a later command that the engine had not applied yet
+    /// then (the engine reports again once it has: the player never decides them from its own copy).
+    func handle(_ event: EngineEvent, asOf: UInt64) {
         switch event {
         case .itemReady(let session):
             item(for: session)?.becameReady()
@@ -26,15 +29,14 @@ extension AVPlayer {
             // It played to its end: that is its time from now on (the engine no longer holds it).
             finished.keepEndTime(reverse: read { $0.rate } < 0)
             changeQueue { items in items.removeAll { $0 === finished } }
-            if let next = currentItem {
-                existingEngine?.setTimePitchAlgorithm(next.playedTimePitchAlgorithm())
-                next.resumeIfCurrent()
-            }
+            if let next = currentItem { existingEngine?.setTimePitchAlgorithm(next.playedTimePitchAlgorithm()) }
             for handler in itemLeftQueueHandlers.read { handler(finished) }
             if read({ $0.rate }) != 0 { noteStarted() }
         case .timeControlChanged(let t):
+            guard asOf >= read({ $0.rateCommand }) else { return }
             applyTimeControl(t)
         case .rateChanged(let r):
+            guard asOf >= read({ $0.rateCommand }) else { return }
             if read({ $0.rate }) != r {
                 set(\.rate) { $0.rate = r }
                 NotificationCenter.default.post(

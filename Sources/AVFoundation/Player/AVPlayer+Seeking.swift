@@ -23,24 +23,39 @@ extension AVPlayerItem {
         guard toleranceBefore.isValid, toleranceAfter.isValid, toleranceBefore >= .zero, toleranceAfter >= .zero else {
             apiViolation("Seek tolerances must be valid and non-negative.")
         }
+        let mode: SeekMode
+        if toleranceBefore == .zero && toleranceAfter == .zero {
+            mode = .exact
+        } else if toleranceBefore.isPositiveInfinity && toleranceAfter.isPositiveInfinity {
+            mode = .fast
+        } else {
+            mode = .window(before: toleranceBefore, after: toleranceAfter)
+        }
+        if status == .failed {
+            completionHandler?(false)
+            return
+        }
         if status == .readyToPlay, sessionAndEngine() == nil || !read({ $0.sessionReady }) {
             // Ready once but not playing now (removed, finished, or queued again and loading): the item moves its
-            // own time and continues from there when it plays.
+            // own time, or where it starts when it plays again.
             let inside = seekableTimeRanges.map(\.timeRangeValue).contains { $0.containsTime(time) || $0.end == time }
             guard inside else {
                 completionHandler?(false)
                 return
             }
-            seekWhileDetached(to: time, completionHandler: completionHandler)
+            seekWhileNotPlaying(to: time, mode: mode, completionHandler: completionHandler)
             return
         }
         guard let (session, engine) = sessionAndEngine(), status == .readyToPlay else {
-            // Before the item is ready: a seek without a handler is kept and performed once it is (the latest wins),
-            // so `player.seek(to: resumeTime)` right after creating the player works; one with a handler completes
-            // `false` at once (Apple raises for that).
-            if completionHandler == nil, status == .unknown {
-                mutate { $0.seekWhenReady = (time, toleranceBefore, toleranceAfter) }
+            if sessionAndEngine() != nil {
+                // In a player and not ready yet: performed once it is (Apple's behaviour; a later seek supersedes it),
+                // completing then.
+                seekWhileNotPlaying(to: time, mode: mode, completionHandler: completionHandler)
+                return
             }
+            // In no player and never ready: a seek without a handler is kept and made where the item starts when it
+            // joins one (the latest wins); one with a handler completes `false` at once.
+            if completionHandler == nil, status == .unknown { mutate { $0.seekWhenReady = (time, mode) } }
             completionHandler?(false)
             return
         }
@@ -55,22 +70,6 @@ extension AVPlayerItem {
             completionHandler?(false)
             return
         }
-        let mode: SeekMode
-        if toleranceBefore == .zero && toleranceAfter == .zero {
-            mode = .exact
-        } else if toleranceBefore.isPositiveInfinity && toleranceAfter.isPositiveInfinity {
-            mode = .fast
-        } else {
-            mode = .window(before: toleranceBefore, after: toleranceAfter)
-        }
-        // A seek of its own replaces the time the item was to resume at.
-        let superseded: [@Sendable (Bool) -> Void] = mutate { s in
-            s.resumeTime = nil
-            s.resumeIssued = false
-            defer { s.resumeCompletions = [] }
-            return s.resumeCompletions
-        }
-        for completion in superseded { completion(false) }
         // A time change interrupts a preroll (the engine's resume seeks do not: they are part of priming the item).
         if let player, player.currentItem === self { engine.cancelPrerolls() }
         engine.seek(session, to: time, mode: mode, completion: completionHandler)

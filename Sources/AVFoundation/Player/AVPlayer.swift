@@ -83,7 +83,11 @@ open class AVPlayer: NSObject, @unchecked Sendable {
     struct State {
         var status = Status.unknown
         var error: (any Error)?
+        /// What the app set (Apple's stored `rate`); the engine may set it too (0 at an item's end), as of a command.
         var rate: Float = 0
+        /// The engine command carrying the last rate the app set: the engine's reports of rate and time control as of
+        /// an earlier command are stale (they do not reflect it yet; the engine reports again once it applied it).
+        var rateCommand: UInt64 = 0
         var defaultRate: Float = 1
         var timeControlStatus = TimeControlStatus.paused
         var reasonForWaitingToPlay: WaitingReason?
@@ -179,7 +183,6 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             }
         }
         syncEngineQueue()
-        currentItem?.resumeIfCurrent()
         refreshWaitingState()
     }
 
@@ -279,7 +282,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
     /// Sets ``rate`` (with its notification when it changes) and tells the engine through `apply` (by default
     /// `setRate(_:)`).
     func setRate(
-        _ newRate: Float, reason: RateDidChangeReason, apply: ((PlayerEngine) -> Void)? = nil
+        _ newRate: Float, reason: RateDidChangeReason, apply: ((PlayerEngine) -> UInt64)? = nil
     ) {
         guard newRate.isFinite else { return }
         let changed: Bool = lock.withLock { state.rate != newRate }
@@ -293,7 +296,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             _ = engineCreatingIfNeeded()
         }
         if let engine = existingEngine {
-            if let apply { apply(engine) } else { engine.setRate(newRate) }
+            let sequence = apply.map { $0(engine) } ?? engine.setRate(newRate)
+            if changed { mutate { $0.rateCommand = max($0.rateCommand, sequence) } }
         }
         refreshWaitingState()
         if newRate == 0 { noteStopped() } else { noteStarted() }
@@ -340,9 +344,6 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             (status, reason) = (.waitingToPlayAtSpecifiedRate, .evaluatingBufferingRate)
         case .waiting(.noItemToPlay): (status, reason) = (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
         }
-        // A stale "paused" from the engine must not override a rate the app set since.
-        if status == .paused && read({ $0.rate }) != 0 && read({ !$0.items.isEmpty }) { return }
-        if status != .paused && read({ $0.rate }) == 0 { return }
         let same = read { $0.timeControlStatus == status && $0.reasonForWaitingToPlay == reason }
         if same { return }
         set([\.timeControlStatus, \.reasonForWaitingToPlay]) { s in
@@ -439,11 +440,12 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             engine.shutdown()
             return created
         }
-        engine.onEvent = { [weak self] event in ChangeOrigin.engine { self?.handle(event) } }
+        engine.onEvent = { [weak self] event, asOf in ChangeOrigin.engine { self?.handle(event, asOf: asOf) } }
         engine.setVolume(volume, muted: muted)
         engine.setEndAction(Self.endAction(action))
         engine.setAutomaticallyWaitsToMinimizeStalling(read { $0.automaticallyWaitsToMinimizeStalling })
-        engine.setRate(read { $0.rate })
+        let sequence = engine.setRate(read { $0.rate })
+        mutate { $0.rateCommand = sequence }
         if read({ $0.status }) == .unknown {
             set(\.status) { $0.status = .readyToPlay }
         }

@@ -19,13 +19,20 @@ extension AVPlayerItem {
             if let existing = s.session { return existing }
             s.attachDate = Date()
             s.sessionReady = false
-            s.resumeIssued = false
             let asset = self.asset
-            // What the app set travels with the session; later changes reach it as engine commands.
+            // What the app set travels with the session; later changes reach it as engine commands. Where it starts:
+            // the time it kept, or a seek made before it was ever ready (the engine seeks there once it is ready and
+            // current; its time is the engine's from now on).
+            var start = s.resumeTime.map { ItemSession.Start(time: $0, mode: .exact) }
+            if start == nil, let early = s.seekWhenReady {
+                start = ItemSession.Start(time: early.time, mode: early.mode)
+            }
+            s.resumeTime = nil
+            s.seekWhenReady = nil
             let settings = ItemSession.Settings(
                 forwardEndTime: s.forwardPlaybackEndTime.isNumeric ? s.forwardPlaybackEndTime : nil,
                 reverseEndTime: s.reversePlaybackEndTime.isNumeric ? s.reversePlaybackEndTime : nil,
-                preservesLiveOffset: s.automaticallyPreservesTimeOffsetFromLive)
+                preservesLiveOffset: s.automaticallyPreservesTimeOffsetFromLive, start: start)
             let session = ItemSession(audioFormat: audioFormat, settings: settings) { [weak self] in
                 try Self.descriptor(for: asset, item: self)
             }
@@ -43,21 +50,17 @@ extension AVPlayerItem {
     /// by the engine, which owns it — when it takes the queue the item left (every path that detaches posts one) or
     /// when it shuts down — never on the caller's thread.
     func detach() {
-        let (session, player, ready) = read { ($0.session, $0.player, $0.sessionReady) }
-        let time = ready ? session.flatMap { session in player?.existingEngine?.currentTime(of: session) } : nil
-        let completions: [@Sendable (Bool) -> Void] = mutate { s in
+        let (session, player) = read { ($0.session, $0.player) }
+        // Its time as the engine has it (where it was to start, when the engine had not played it yet).
+        let time = session.flatMap { session in player?.existingEngine?.currentTime(of: session) }
+        mutate { s in
             s.session = nil
             s.player = nil
             s.sessionReady = false
-            s.resumeIssued = false
             if let time, s.resumeTime == nil { s.resumeTime = time }
-            defer { s.resumeCompletions = [] }
-            return s.resumeCompletions
         }
         outputsDetached()
         timedMetadataDetached(engine: player?.existingEngine)
-        // Seeks made while it waited to play again: the item is at their time.
-        for completion in completions { completion(true) }
     }
 
     /// The item played to its end (forward or in reverse) and leaves the engine: it keeps that end as its time.
@@ -74,51 +77,19 @@ extension AVPlayerItem {
         }
     }
 
-    /// Moves a detached item (or one queued again and not ready yet) to `time`: its own time until it plays again.
-    /// A handler completes when the item is detached, else with the seek that resumes it (superseding earlier ones).
-    func seekWhileDetached(to time: CMTime, completionHandler: (@Sendable (Bool) -> Void)?) {
-        let (attached, superseded): (Bool, [@Sendable (Bool) -> Void]) = mutate { s in
-            s.resumeTime = time
-            s.resumeIssued = false
-            guard s.session != nil else { return (false, []) }
-            defer { s.resumeCompletions = completionHandler.map { [$0] } ?? [] }
-            return (true, s.resumeCompletions)
-        }
-        for completion in superseded { completion(false) }
-        if !attached { completionHandler?(true) }
-        if attached { resumeIfCurrent() }
-    }
-
-    /// Starts the item at its kept time once its session is ready and current (engine thread or any).
-    func resumeIfCurrent() {
-        guard let (session, engine) = sessionAndEngine(), let player, player.currentItem === self else { return }
-        let resume: (CMTime, [@Sendable (Bool) -> Void])? = mutate { s in
-            guard s.sessionReady, !s.resumeIssued, let time = s.resumeTime else { return nil }
-            if time == .zero {
-                // A new session starts at zero: nothing to seek.
-                s.resumeTime = nil
-                defer { s.resumeCompletions = [] }
-                return (time, s.resumeCompletions)
-            }
-            s.resumeIssued = true
-            return (time, [])
-        }
-        guard let (time, done) = resume else { return }
-        if time == .zero {
-            for completion in done { completion(true) }
+    /// Moves an item that is not playing (in no player, or in one and not ready yet) to `time`, landing as `mode`
+    /// says. In no player it is the item's own time until it plays again, and the handler completes `true` at once;
+    /// in a player the engine keeps it as where the item starts and completes the handler with the seek it makes there
+    /// once the item is ready and current (`false` when a later seek, a change of item or a failure comes first).
+    func seekWhileNotPlaying(
+        to time: CMTime, mode: SeekMode = .exact, completionHandler: (@Sendable (Bool) -> Void)?
+    ) {
+        if let (session, engine) = sessionAndEngine() {
+            engine.configure(session, .start(ItemSession.Start(time: time, mode: mode), completion: completionHandler))
             return
         }
-        engine.seek(session, to: time, mode: .exact) { [weak self] finished in
-            let completions: [@Sendable (Bool) -> Void] =
-                self?.mutate { s in
-                    guard s.session === session, s.resumeIssued else { return [] }
-                    s.resumeTime = nil
-                    s.resumeIssued = false
-                    defer { s.resumeCompletions = [] }
-                    return s.resumeCompletions
-                } ?? []
-            for completion in completions { completion(finished) }
-        }
+        mutate { $0.resumeTime = time }
+        completionHandler?(true)
     }
 
     /// Loads the asset (blocking, on the engine's preparation thread) and says what the app chose of its streams
@@ -255,12 +226,6 @@ extension AVPlayerItem {
             s.status = .readyToPlay
         }
         applyAudioMix()
-        if let early = read({ $0.seekWhenReady }) {
-            mutate { $0.seekWhenReady = nil }
-            seek(to: early.time, toleranceBefore: early.before, toleranceAfter: early.after)
-        } else {
-            resumeIfCurrent()
-        }
     }
 
     /// The item failed (preparing or playing).

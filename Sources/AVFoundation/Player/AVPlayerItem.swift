@@ -108,16 +108,14 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var attachDate: Date?
         /// Whether the engine reported the current session ready (its time is the engine's from then on).
         var sessionReady = false
-        /// The item's own time while the engine does not hold it: kept from the session it left (a removed or finished
-        /// item keeps its time, as Apple's), moved by seeks while detached, and where its next session starts (an exact
-        /// seek once that session is ready and current). Nil while the engine's time is the item's.
+        /// The item's own time while it is in no player: kept from the session it left (a removed or finished item
+        /// keeps its time, as Apple's) and moved by seeks meanwhile. When it joins a player it is handed to the new
+        /// session as where it starts (the engine seeks there once it is ready and current) and cleared: from then on
+        /// the engine's time is the item's.
         var resumeTime: CMTime?
-        /// The resume seek was sent to the engine for the current session.
-        var resumeIssued = false
-        /// Handlers of seeks made while the item was queued again but not ready: they complete with the resume seek.
-        var resumeCompletions: [@Sendable (Bool) -> Void] = []
-        /// A seek without a completion handler asked for before the item was ready (the latest); performed then.
-        var seekWhenReady: (time: CMTime, before: CMTime, after: CMTime)?
+        /// A seek asked for while the item was in no player and had never been ready (the latest, with how it
+        /// lands); handed to the session as where it starts, like ``resumeTime``.
+        var seekWhenReady: (time: CMTime, mode: SeekMode)?
     }
 
     /// Creates an item for the asset at `URL` (`AVURLAsset(url:)`); returns at once, `.unknown`.
@@ -451,6 +449,7 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// The item's current time (not key-value observable, as on Apple's systems). An item that left its player keeps
     /// its time (and a seek moves it); queued again, it continues from there.
     open func currentTime() -> CMTime {
+        // Its own time while in no player (or leaving one: the end it kept), else the engine's.
         let (session, player, resume) = read { ($0.session, $0.player, $0.resumeTime) }
         if let resume { return resume }
         guard let session, let engine = player?.existingEngine else { return .zero }

@@ -78,7 +78,6 @@ open class AVQueuePlayer: AVPlayer, @unchecked Sendable {
             }
         }
         syncEngineQueue()
-        currentItem?.resumeIfCurrent()
         refreshWaitingState()
     }
 
@@ -87,7 +86,6 @@ open class AVQueuePlayer: AVPlayer, @unchecked Sendable {
         let left = changeQueue { items in items.removeAll { $0 === item } }
         guard !left.isEmpty else { return }
         syncEngineQueue()
-        currentItem?.resumeIfCurrent()
         refreshWaitingState()
     }
 

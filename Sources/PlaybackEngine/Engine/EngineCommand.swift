@@ -60,6 +60,7 @@ struct EngineCommand: Sendable {
             switch self {
             case .seek(_, _, _, let completion): return completion
             case .preroll(let completion): return completion
+            case .configure(_, .start(_, let completion)): return completion
             default: return nil
             }
         }

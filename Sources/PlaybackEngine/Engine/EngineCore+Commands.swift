@@ -45,6 +45,8 @@ extension EngineCore {
             seeks.request(session, to: target, mode: mode, completion: completion)
         case .cancelPendingSeeks(let session):
             seeks.cancel(session)
+        case .configure(let session, .start(let start, let completion)):
+            setStart(session, start, completion: completion)
         case .configure(let session, let setting):
             session.apply(setting)
         case .setStreams(let session, let video, let audio):
@@ -68,6 +70,8 @@ extension EngineCore {
         // Backwards, reversed audio goes through the time-pitch stage at the rate's magnitude.
         if newRate != 0 { audio.renderer.setRate(Double(abs(newRate)), algorithm: transport.algorithm) }
         guard newRate != transport.rate else { return }
+        // The time control reached is reported as of this command, changed or not (see ``EventOutbox``).
+        outbox.timeControlReported = false
         // A rate change interrupts a preroll.
         cancelPrerolls()
         transport.rate = newRate

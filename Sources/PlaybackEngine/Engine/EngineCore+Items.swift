@@ -8,7 +8,12 @@ extension EngineCore {
         let oldCurrent = items.currentSession
         let gone = items.replace(with: sessions)
         if oldCurrent !== items.currentSession { currentChanged(from: oldCurrent) }
-        for session in gone { session.stop() }
+        for session in gone {
+            // Seeks waiting for it to start never will.
+            for c in session.startCompletions { outbox.complete(c, false) }
+            session.startCompletions = []
+            session.stop()
+        }
     }
 
     /// The current item changed (from `old`): playback stops at zero of the new one; seeks of other items are
@@ -19,12 +24,50 @@ extension EngineCore {
         cancelPrerolls()
         if let old, items.state(of: old) != nil { items.setTime(transport.playhead, of: old) }
         loadControl.clearStall()
-        transport.halt(at: .zero)
+        // A new item reads its start at once (a ready one seeks there at once, a preparing one once ready).
+        transport.halt(at: current?.settings.start?.time ?? .zero)
         seeks.currentChanged(to: current)
         audio.renderer.setSession(items.current?.isPlayable == true ? current : nil)
         audio.renderer.setActive(false)
         presenter.resetPlayhead()
         presenter.flushSinks(session: current)
+        if let current, items.current?.isPlayable == true { beginStart(current) }
+    }
+
+    /// A seek asked for before `session` was ready (``ItemSession/Setting/start(_:completion:)``): an ordinary seek
+    /// when it is the ready current item; otherwise kept as where it starts (a start kept earlier completes `false`),
+    /// and read as its time from now on.
+    func setStart(_ session: ItemSession, _ start: ItemSession.Start, completion: (@Sendable (Bool) -> Void)?) {
+        // Not queued (it left before this was applied), or failed: it will never start.
+        guard let state = items.state(of: session), state.phase != .failed else {
+            outbox.complete(completion, false)
+            return
+        }
+        if items.isCurrent(session), state.isPlayable {
+            seeks.request(session, to: start.time, mode: start.mode, completion: completion)
+            return
+        }
+        for superseded in session.startCompletions { outbox.complete(superseded, false) }
+        session.startCompletions = completion.map { [$0] } ?? []
+        session.apply(.start(start, completion: nil))
+        if items.isCurrent(session) {
+            transport.halt(at: start.time)
+        } else {
+            items.setTime(start.time, of: session)
+        }
+    }
+
+    /// The current `session` became ready (or current while ready): it seeks to its start, if it has one, before
+    /// anything is presented; the seeks that asked for it complete with that seek.
+    func beginStart(_ session: ItemSession) {
+        guard let (start, completions) = session.takeStart() else { return }
+        var completion: (@Sendable (Bool) -> Void)?
+        if !completions.isEmpty {
+            completion = { finished in
+                for c in completions { c(finished) }
+            }
+        }
+        seeks.request(session, to: start.time, mode: start.mode, completion: completion)
     }
 
     /// Starts preparing `session` on a preparation thread.
@@ -46,6 +89,8 @@ extension EngineCore {
         if let error {
             items.update(session) { $0.phase = .failed }
             seeks.cancel(session)
+            for c in session.startCompletions { outbox.complete(c, false) }
+            session.startCompletions = []
             outbox.emit(.itemFailed(session, error))
         } else {
             let iteration = self.iteration
@@ -53,7 +98,10 @@ extension EngineCore {
                 s.phase = .ready
                 s.readyIteration = iteration
             }
-            if items.isCurrent(session) { audio.renderer.setSession(session) }
+            if items.isCurrent(session) {
+                audio.renderer.setSession(session)
+                beginStart(session)
+            }
             outbox.emit(.itemReady(session))
         }
     }

@@ -86,6 +86,7 @@ final class EngineCore {
         while true {
             mailbox.take(into: &batch)
             for command in batch {
+                outbox.asOf = command.sequence
                 apply(command)
                 processed = command.sequence
             }
@@ -94,6 +95,12 @@ final class EngineCore {
             settlePrerolls()
             if !batch.isEmpty { publishSnapshot() }
             var sleep = step()
+            // A rate command that left the time control as it was is confirmed, so an owner that set it provisionally
+            // hears what the engine reached as of that command.
+            if !outbox.timeControlReported {
+                outbox.timeControlReported = true
+                outbox.emit(.timeControlChanged(transport.timeControl))
+            }
             reportPlayhead()
             publishSnapshot()
             outbox.deliver(to: mailbox.eventHandler)
@@ -113,7 +120,11 @@ final class EngineCore {
         // Seeks posted after the last batch was taken but before the stop (their callers saw a running engine).
         mailbox.takeAfterStop(into: &batch)
         for command in batch { outbox.complete(command.action.completion, false) }
-        for item in items.items { item.session.stop() }
+        for item in items.items {
+            for c in item.session.startCompletions { outbox.complete(c, false) }
+            item.session.startCompletions = []
+            item.session.stop()
+        }
         preparer.joinAll()
         audio.close()
         publishSnapshot()

@@ -16,7 +16,7 @@ final class EngineMailbox: @unchecked Sendable {
     /// Set once by ``requestStop()``; guarded by `lock`.
     private var stopRequested = false
     /// The owner's event handler; guarded by `lock`.
-    private var handler: (@Sendable (EngineEvent) -> Void)?
+    private var handler: EngineEventHandler?
 
     /// Posts `action` as of host time `host`; returns its sequence number. Wakes the engine thread.
     ///
@@ -88,7 +88,7 @@ final class EngineMailbox: @unchecked Sendable {
     }
 
     /// The owner's handler for engine events; events wait for it while it is nil.
-    var eventHandler: (@Sendable (EngineEvent) -> Void)? {
+    var eventHandler: EngineEventHandler? {
         get {
             lock.lock()
             defer { lock.unlock() }

@@ -29,9 +29,9 @@ package struct EngineSnapshot: Sendable {
     /// The reverse source's counters while playing backwards (engine tests).
     package var reverse: ReverseStatistics?
 
-    /// The item time of `session` at host time `host`.
-    package func time(of session: UUID, at host: UInt64) -> CMTime {
-        current == session ? clock.time(at: host) : itemTimes[session] ?? .zero
+    /// The item time of `session` at host time `host` (where it starts, for a session the engine has not played).
+    package func time(of session: ItemSession, at host: UInt64) -> CMTime {
+        current == session.id ? clock.time(at: host) : itemTimes[session.id] ?? session.initialTime
     }
 }
 
@@ -61,13 +61,27 @@ final class SnapshotStore: @unchecked Sendable {
     private var published = EngineSnapshot()
     /// Guarded by `lock`.
     private var provisional: Provisional?
+    /// Where items that are not playing start, posted and possibly not applied yet (the command's sequence and the
+    /// time); guarded by `lock`.
+    private var provisionalStarts: [UUID: (sequence: UInt64, time: CMTime)] = [:]
 
     /// Publishes `snapshot` (engine thread).
     func publish(_ snapshot: EngineSnapshot) {
         lock.lock()
         published = snapshot
         if let p = provisional, snapshot.processed >= p.sequence { provisional = nil }
+        if !provisionalStarts.isEmpty {
+            provisionalStarts = provisionalStarts.filter { $0.value.sequence > snapshot.processed }
+        }
         lock.unlock()
+    }
+
+    /// Posts where a session that is not playing starts through `post` (which returns the command's sequence), and
+    /// lays that time over the snapshot until the engine has applied it: the time sought reads back at once.
+    func postStart(of session: UUID, at time: CMTime, _ post: () -> UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        provisionalStarts[session] = (post(), time)
     }
 
     /// Whether every rate change posted has been applied by the engine (nothing is laid over the snapshot).
@@ -81,7 +95,15 @@ final class SnapshotStore: @unchecked Sendable {
     var current: EngineSnapshot {
         lock.lock()
         defer { lock.unlock() }
-        return Self.overlaid(published, provisional)
+        var s = Self.overlaid(published, provisional)
+        for (session, start) in provisionalStarts where start.sequence > s.processed {
+            if s.current == session, !s.clock.isRunning {
+                s.clock = .frozen(at: start.time)
+            } else if s.current != session {
+                s.itemTimes[session] = start.time
+            }
+        }
+        return s
     }
 
     /// Posts a rate change through `post` and records it as provisional, atomically with respect to other rate

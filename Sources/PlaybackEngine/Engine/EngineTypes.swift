@@ -106,6 +106,12 @@ package struct PlaybackStatistics: Sendable, Equatable {
 }
 
 /// What the engine tells its owner. Delivered on the engine thread, never under an engine lock.
+/// Receives the engine's events on the engine thread: the event, and the sequence number of the last command the
+/// engine had applied when it happened (``PlayerEngine`` returns a rate command's number when posting it). A report
+/// as of an earlier command than one the owner has posted since is stale: the engine had not seen that command yet,
+/// and reports again once it has.
+package typealias EngineEventHandler = @Sendable (_ event: EngineEvent, _ asOf: UInt64) -> Void
+
 package enum EngineEvent: Sendable {
     /// The session opened and its first frames are decoded.
     case itemReady(ItemSession)

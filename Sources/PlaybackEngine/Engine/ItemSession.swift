@@ -98,6 +98,7 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         self.descriptorProvider = provider
         self.audioFormat = audioFormat
         self.settings = settings
+        initialTime = settings.start?.time ?? .zero
     }
 
     package convenience init(descriptor: ItemDescriptor, audioFormat: AudioFormat) {
@@ -254,11 +255,30 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         /// Whether the end of a stall of a live item seeks to the offset from the live edge it had when the stall
         /// began.
         package var preservesLiveOffset = false
+        /// Where the item starts when it becomes the current item and ready — the time it kept when it left a
+        /// player, or a seek asked for before it was ready — and how it lands there; nil: at zero. The engine seeks
+        /// there before anything is presented, and forgets it.
+        package var start: Start?
 
-        package init(forwardEndTime: CMTime? = nil, reverseEndTime: CMTime? = nil, preservesLiveOffset: Bool = false) {
+        package init(
+            forwardEndTime: CMTime? = nil, reverseEndTime: CMTime? = nil, preservesLiveOffset: Bool = false,
+            start: Start? = nil
+        ) {
             self.forwardEndTime = forwardEndTime
             self.reverseEndTime = reverseEndTime
             self.preservesLiveOffset = preservesLiveOffset
+            self.start = start
+        }
+    }
+
+    /// A time to start at, and how to land there (``Settings/start``).
+    package struct Start: Sendable {
+        package var time: CMTime
+        package var mode: SeekMode
+
+        package init(time: CMTime, mode: SeekMode) {
+            self.time = time
+            self.mode = mode
         }
     }
 
@@ -276,6 +296,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         case videoCompositor((@Sendable (VideoFrame, CMTime) -> VideoFrame?)?)
         /// Whether a live source stops reloading its playlists (paused without network use).
         case liveReloadsSuspended(Bool)
+        /// A seek asked for before the item is ready (or while it is queued): where it starts (``Settings/start``);
+        /// the completion is called when that seek completes, or `false` when superseded. Applied by the engine
+        /// (``EngineCore/setStart(_:_:completion:)``): on a ready current item it is an ordinary seek.
+        case start(Start, completion: (@Sendable (Bool) -> Void)?)
     }
 
     /// See ``Settings``. Engine thread only (after creation).
@@ -293,8 +317,25 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         case .volumeCurve(let curve): lock.withLock { _volumeCurve = curve.flatMap { $0.isUnity ? nil : $0 } }
         case .videoCompositor(let compose): lock.withLock { _videoCompositor = compose }
         case .liveReloadsSuspended(let suspended): openedSource?.setLiveReloadsSuspended(suspended)
+        case .start(let start, _): settings.start = start
         }
     }
+
+    /// Completions of the seeks that asked for ``Settings/start`` (engine thread only).
+    var startCompletions: [@Sendable (Bool) -> Void] = []
+
+    /// Takes the start time and its completions (engine thread, when the item becomes current and ready).
+    func takeStart() -> (Start, [@Sendable (Bool) -> Void])? {
+        EngineThread.assertCurrent()
+        guard let start = settings.start else { return nil }
+        settings.start = nil
+        defer { startCompletions = [] }
+        return (start, startCompletions)
+    }
+
+    /// Where the item started as created (``Settings/start``'s time, else zero): what readers see before the engine
+    /// has taken the item. Immutable.
+    package let initialTime: CMTime
 
     /// Where forward playback ends (`forwardPlaybackEndTime`, item time); nil: at the item's end. Engine thread.
     package var forwardEndTime: CMTime? { settings.forwardEndTime }

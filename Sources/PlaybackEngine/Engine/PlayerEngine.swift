@@ -58,7 +58,7 @@ package final class PlayerEngine: @unchecked Sendable {
     }
 
     /// Set once, right after making the engine; called on the engine thread. Events wait for it: none is dropped.
-    package var onEvent: (@Sendable (EngineEvent) -> Void)? {
+    package var onEvent: EngineEventHandler? {
         get { mailbox.eventHandler }
         set { mailbox.eventHandler = newValue }
     }
@@ -77,21 +77,33 @@ package final class PlayerEngine: @unchecked Sendable {
     /// that leave are stopped.
     package func setQueue(_ sessions: [ItemSession]) { post(.setQueue(sessions)) }
 
-    /// Plays at `rate` (0 pauses, negative plays backwards).
-    package func setRate(_ rate: Float) {
+    /// Plays at `rate` (0 pauses, negative plays backwards). Returns the command's sequence number: events as of an
+    /// earlier command do not reflect it yet (``EngineEventHandler``).
+    @discardableResult
+    package func setRate(_ rate: Float) -> UInt64 {
         let host = hostNow()
-        snapshots.postRate(rate, host: host) { freeze in mailbox.post(.setRate(rate, freeze: freeze), host: host) }
+        var sequence: UInt64 = 0
+        snapshots.postRate(rate, host: host) { freeze in
+            sequence = mailbox.post(.setRate(rate, freeze: freeze), host: host)
+            return sequence
+        }
+        return sequence
     }
 
     /// Plays at `rate` with item time `itemTime` (nil: the current time) at host time `host` (nil: now) —
     /// `AVPlayer.setRate(_:time:atHostTime:)`. An item time seeks exactly first; a host time still to come holds
     /// playback (waiting) until then, and the clock is anchored on it, so several players started with the same
     /// host time stay together.
-    package func setRate(_ rate: Float, time itemTime: CMTime?, atHost host: UInt64?) {
+    @discardableResult
+    package func setRate(_ rate: Float, time itemTime: CMTime?, atHost host: UInt64?) -> UInt64 {
         let now = hostNow()
+        var sequence: UInt64 = 0
         snapshots.postRate(rate, host: now, startsAtOnce: false) { freeze in
-            mailbox.post(.setScheduledRate(rate, itemTime: itemTime, startHost: host, freeze: freeze), host: now)
+            sequence = mailbox.post(
+                .setScheduledRate(rate, itemTime: itemTime, startHost: host, freeze: freeze), host: now)
+            return sequence
         }
+        return sequence
     }
 
     /// The rate playback was asked to run at (a rate just set reads back at once).
@@ -111,6 +123,13 @@ package final class PlayerEngine: @unchecked Sendable {
     /// Changes what the app set on `session` (queued or not): the engine thread applies it between two steps, from
     /// which on playback reads it (an end time, a volume curve, a composer, …).
     package func configure(_ session: ItemSession, _ setting: ItemSession.Setting) {
+        if case .start(let start, _) = setting {
+            // Where it starts reads back at once (a ready current item seeks there as usual).
+            snapshots.postStart(of: session.id, at: start.time) {
+                mailbox.post(.configure(session, setting), host: hostNow())
+            }
+            return
+        }
         post(.configure(session, setting))
     }
 
@@ -223,7 +242,7 @@ package final class PlayerEngine: @unchecked Sendable {
 
     /// The current item time of `session` (its last time when it is queued but not current; zero otherwise).
     package func currentTime(of session: ItemSession) -> CMTime {
-        snapshots.current.time(of: session.id, at: hostNow())
+        snapshots.current.time(of: session, at: hostNow())
     }
 
     /// The item time of `session` now and the rate it moves at, read from one snapshot (what `AVPlayerItem.timebase`
@@ -231,7 +250,7 @@ package final class PlayerEngine: @unchecked Sendable {
     /// `session` is current and its clock runs, else 0 (paused, waiting, not current).
     package func timeline(of session: ItemSession) -> (time: CMTime, rate: Double) {
         let s = snapshots.current
-        let time = s.time(of: session.id, at: hostNow())
+        let time = s.time(of: session, at: hostNow())
         guard s.current == session.id, s.clock.isRunning else { return (time, 0) }
         return (time, Transport.effectiveRate(s.rate, s.algorithm))
     }
