@@ -29,6 +29,8 @@ let package = Package(
 
         // Owning wrappers over every FFmpeg object; the only module that imports CFFmpeg.
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CoreMedia", "CoreVideo"]),
+        // Owning wrappers over Rubber Band's stretcher and libass's library, renderer and track.
+        .target(name: "NativeBridge", dependencies: ["CRubberBand", "CLibass"]),
 
         // Apple-shaped value layers.
         .target(name: "CoreGraphics"),
