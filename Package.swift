@@ -40,7 +40,7 @@ let package = Package(
 
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
         .target(
-            name: "PlaybackEngine", dependencies: ["FFmpegBridge", "CoreMedia", "CoreVideo", "CRubberBand", "CLibass"]),
+            name: "PlaybackEngine", dependencies: ["FFmpegBridge", "NativeBridge", "CoreMedia", "CoreVideo", "CLibass"]),
 
         // HTTP Live Streaming: playlist models and parser (pure, fed by strings), segment fetching, an HLS source behind
         // the engine's `MediaSource` seam. Depends on the engine, never the reverse.

@@ -1,6 +1,6 @@
-import CRubberBand
 import FFmpegBridge
 import Foundation
+import NativeBridge
 
 /// One algorithm's DSP behind ``TimePitchProcessor``: takes interleaved input at media time and appends
 /// time-scaled interleaved output to one of the processor's FIFOs.
@@ -335,75 +335,71 @@ final class WSOLAStretcher: TimePitchEngine {
 // MARK: - Spectral (Rubber Band)
 
 /// `.spectral`: Rubber Band's phase-vocoder time stretcher in real-time mode (R3 "finer" engine, channels
-/// processed together for a stable stereo image). The time ratio is 1/rate; Rubber Band smooths ratio
-/// changes itself. The stretcher's start pad is fed as silence and its start delay dropped from the output, so
-/// output lines up with input.
+/// processed together for a stable stereo image), through NativeBridge's ``RubberBandStretcher``. The time ratio is
+/// 1/rate; Rubber Band smooths ratio changes itself. The stretcher's start pad is fed as silence and its start delay
+/// dropped from the output, so output lines up with input.
 final class SpectralStretcher: TimePitchEngine {
+    /// Samples per frame.
     private let channelCount: Int
-    private let state: OpaquePointer
+    /// The owned Rubber Band stretcher.
+    private let stretcher: RubberBandStretcher
+    /// Frames per call into the stretcher (its max process size), and per plane of the scratch.
     private static let blockFrames = 1024
-    /// Planar scratch (`channelCount` × `blockFrames`) and the per-channel pointers into it.
-    private let planar: UnsafeMutablePointer<Float>
-    private let channelPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    /// Planar scratch: `channelCount` planes of `blockFrames`, in and out of the stretcher.
+    private let planar: UnsafeMutableBufferPointer<Float>
+    /// Interleaved scratch of `blockFrames` frames, appended to the output FIFO.
     private let interleaved: UnsafeMutablePointer<Float>
     /// Output frames still to drop (the start delay).
     private var skip = 0
 
     init?(format: AudioFormat, rate: Double) {
         channelCount = format.channelCount
-        let options =
-            RubberBandOptionProcessRealTime.rawValue | RubberBandOptionEngineFiner.rawValue
-            | RubberBandOptionChannelsTogether.rawValue | RubberBandOptionPitchHighQuality.rawValue
-            | RubberBandOptionThreadingNever.rawValue
         guard
-            let state = rubberband_new(
-                UInt32(format.sampleRate), UInt32(format.channelCount), RubberBandOptions(options), 1 / rate, 1)
+            let stretcher = RubberBandStretcher(
+                sampleRate: format.sampleRate, channelCount: format.channelCount,
+                options: [.processRealTime, .engineFiner, .channelsTogether, .pitchHighQuality, .threadingNever],
+                timeRatio: 1 / rate, pitchScale: 1)
         else { return nil }
-        self.state = state
+        self.stretcher = stretcher
         planar = .allocate(capacity: Self.blockFrames * channelCount)
-        planar.initialize(repeating: 0, count: Self.blockFrames * channelCount)
-        channelPointers = .allocate(capacity: channelCount)
-        for channel in 0..<channelCount { channelPointers[channel] = planar + channel * Self.blockFrames }
+        planar.initialize(repeating: 0)
         interleaved = .allocate(capacity: Self.blockFrames * channelCount)
-        rubberband_set_max_process_size(state, UInt32(Self.blockFrames))
+        stretcher.setMaxProcessSize(Self.blockFrames)
         prime()
     }
 
     deinit {
-        rubberband_delete(state)
         planar.deallocate()
-        channelPointers.deallocate()
         interleaved.deallocate()
     }
 
     /// Feeds the preferred start pad as silence and arms dropping of the start delay.
     private func prime() {
-        var pad = Int(rubberband_get_preferred_start_pad(state))
-        planar.update(repeating: 0, count: Self.blockFrames * channelCount)
+        var pad = stretcher.preferredStartPad
+        planar.update(repeating: 0)
         while pad > 0 {
             let n = min(pad, Self.blockFrames)
             processPlanar(frameCount: n)
             pad -= n
         }
-        skip = Int(rubberband_get_start_delay(state))
+        skip = stretcher.startDelay
     }
 
+    /// Gives the stretcher the first `frameCount` frames of each plane of `planar`.
     private func processPlanar(frameCount: Int) {
-        channelPointers.withMemoryRebound(to: UnsafePointer<Float>?.self, capacity: channelCount) { pointers in
-            rubberband_process(state, pointers, UInt32(frameCount), 0)
-        }
+        stretcher.process(planes: UnsafeBufferPointer(planar), planeStride: Self.blockFrames, frameCount: frameCount)
     }
 
     func retune(to rate: Double) -> Bool {
-        rubberband_set_time_ratio(state, 1 / rate)
+        stretcher.setTimeRatio(1 / rate)
         return true
     }
 
-    var minimumInput: Int { max(1, Int(rubberband_get_samples_required(state))) }
+    var minimumInput: Int { max(1, stretcher.samplesRequired) }
     var startupFrames: Int { 0 }
 
     func reset() {
-        rubberband_reset(state)
+        stretcher.reset()
         prime()
     }
 
@@ -413,8 +409,8 @@ final class SpectralStretcher: TimePitchEngine {
             let n = min(frameCount - offset, Self.blockFrames)
             let source = samples + offset * channelCount
             for channel in 0..<channelCount {
-                let plane = planar + channel * Self.blockFrames
-                for frame in 0..<n { plane[frame] = source[frame * channelCount + channel] }
+                let plane = channel * Self.blockFrames
+                for frame in 0..<n { planar[plane + frame] = source[frame * channelCount + channel] }
             }
             processPlanar(frameCount: n)
             offset += n
@@ -423,16 +419,19 @@ final class SpectralStretcher: TimePitchEngine {
 
     func drain(into output: TimePitchFIFO) {
         while true {
-            let available = Int(rubberband_available(state))
+            let available = stretcher.available
             guard available > 0 else { return }
-            let n = Int(rubberband_retrieve(state, channelPointers, UInt32(min(available, Self.blockFrames))))
+            let n = stretcher.retrieve(
+                into: planar, planeStride: Self.blockFrames, maxFrames: min(available, Self.blockFrames))
             guard n > 0 else { return }
             let dropped = min(skip, n)
             skip -= dropped
             guard n > dropped else { continue }
             for channel in 0..<channelCount {
-                let plane = planar + channel * Self.blockFrames
-                for frame in dropped..<n { interleaved[(frame - dropped) * channelCount + channel] = plane[frame] }
+                let plane = channel * Self.blockFrames
+                for frame in dropped..<n {
+                    interleaved[(frame - dropped) * channelCount + channel] = planar[plane + frame]
+                }
             }
             output.append(interleaved, frameCount: n - dropped)
         }
