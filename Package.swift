@@ -29,7 +29,8 @@ let package = Package(
 
         // Owning wrappers over every FFmpeg object; the only module that imports CFFmpeg.
         .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CoreMedia", "CoreVideo"]),
-        // Owning wrappers over Rubber Band's stretcher and libass's library, renderer and track.
+        // Owning wrappers over Rubber Band's stretcher and libass's library, renderer and track; the only module that
+        // imports CRubberBand and CLibass.
         .target(name: "NativeBridge", dependencies: ["CRubberBand", "CLibass"]),
 
         // Apple-shaped value layers.
@@ -39,8 +40,7 @@ let package = Package(
         .target(name: "CoreMedia", dependencies: ["CoreVideo"]),
 
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
-        .target(
-            name: "PlaybackEngine", dependencies: ["FFmpegBridge", "NativeBridge", "CoreMedia", "CoreVideo", "CLibass"]),
+        .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "NativeBridge", "CoreMedia", "CoreVideo"]),
 
         // HTTP Live Streaming: playlist models and parser (pure, fed by strings), segment fetching, an HLS source behind
         // the engine's `MediaSource` seam. Depends on the engine, never the reverse.

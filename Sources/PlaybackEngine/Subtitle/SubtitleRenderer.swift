@@ -1,24 +1,28 @@
-import CLibass
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import NativeBridge
 
 /// Draws subtitle cues into a picture-sized frame with libass (the library mpv draws every text subtitle with).
 ///
-/// One `ASS_Library` and `ASS_Renderer` with fontconfig's default fonts, and one `ASS_Track` made from the stream's
-/// ASS header (libavcodec's `subtitle_header`: the script info and `[V4+ Styles]`; ASS/SSA streams carry their own,
-/// SubRip, WebVTT, mov_text and CEA-608 get libavcodec's default one). Cues are ASS event lines already: libavcodec
-/// turns every text format into them, with bold, italic, underline and colour as override tags (`{\i1}`…); plain
-/// text regions are escaped into events here. Each ``render(_:at:width:height:visible:)`` puts the cues shown into the
-/// track as its events (with their own start and duration, so fades and moves play) and asks libass for the frame
-/// at that time, then composites libass's alpha masks, and the pictures of bitmap cues (PGS, DVB, VobSub) scaled
-/// from ``bitmapFrameSize``, into one image over their bounding box.
+/// One libass library and renderer with fontconfig's default fonts, and one track made from the stream's ASS header
+/// (libavcodec's `subtitle_header`: the script info and `[V4+ Styles]`; ASS/SSA streams carry their own, SubRip,
+/// WebVTT, mov_text and CEA-608 get libavcodec's default one), each owned by its NativeBridge wrapper (`ASSLibrary`,
+/// `ASSRenderer`, `ASSTrack`). Cues are ASS event lines already: libavcodec turns every text format into them, with
+/// bold, italic, underline and colour as override tags (`{\i1}`…); plain text regions are escaped into events here.
+/// Each ``render(_:at:width:height:visible:)`` puts the cues shown into the track as its events (with their own start
+/// and duration, so fades and moves play) and asks libass for the frame at that time, then composites libass's alpha
+/// masks, and the pictures of bitmap cues (PGS, DVB, VobSub) scaled from ``bitmapFrameSize``, into one image over their
+/// bounding box.
 ///
 /// Not thread-safe: one thread owns a renderer (a window's thread).
 package final class SubtitleRenderer {
-    private let library: OpaquePointer
-    private let renderer: OpaquePointer
-    private var track: UnsafeMutablePointer<ASS_Track>?
+    /// The libass library the renderer and every track are made from.
+    private let library: ASSLibrary
+    /// The libass renderer: frame geometry, fonts, the last frame's images.
+    private let renderer: ASSRenderer
+    /// The track made from ``header`` and ``style``; nil only when libass could not make one.
+    private var track: ASSTrack?
     /// What the track was made from.
     private var header: String?
     private var style = SubtitleTextStyle()
@@ -41,46 +45,35 @@ package final class SubtitleRenderer {
     /// A renderer with fontconfig's fonts (`sans-serif` when a style's font is missing); nil when libass cannot
     /// start.
     package init?() {
-        guard let library = ass_library_init() else { return nil }
+        guard let library = ASSLibrary() else { return nil }
         // libass prints its version and font-matching chatter to stderr by default; a player's terminal is not the
         // place.
-        ass_set_message_cb(library, { _, _, _, _ in }, nil)
-        guard let renderer = ass_renderer_init(library) else {
-            ass_library_done(library)
-            return nil
-        }
+        library.silenceMessages()
+        guard let renderer = ASSRenderer(library: library) else { return nil }
         self.library = library
         self.renderer = renderer
-        ass_set_fonts(renderer, nil, "sans-serif", Int32(ASS_FONTPROVIDER_AUTODETECT.rawValue), nil, 1)
+        renderer.setFonts(defaultFamily: "sans-serif")
         // Unpositioned events are placed in the frame, not the video: with the negative margins of a cropped picture
         // (see render's `visible`), inside what is on screen. (Without it libass crops such a line away.)
-        ass_set_use_margins(renderer, 1)
+        renderer.setUseMargins(true)
         setScript(header: nil, style: SubtitleTextStyle())
-    }
-
-    deinit {
-        if let track { ass_free_track(track) }
-        ass_renderer_done(renderer)
-        ass_library_done(library)
     }
 
     /// Uses the stream's ASS header (nil: libavcodec's default one, which SubRip and the other text formats get)
     /// with `style` laid over its styles. Rebuilds the track only when either changed.
     package func setScript(header newHeader: String?, style newStyle: SubtitleTextStyle) {
         guard track == nil || newHeader != header || newStyle != style else { return }
-        if let track { ass_free_track(track) }
+        // The old track is freed before the new one is made.
+        track = nil
         header = newHeader
         style = newStyle
         events = []
         lastImage = nil
-        track = ass_new_track(library)
+        track = ASSTrack(library: library)
         guard let track else { return }
-        var bytes = Array((newHeader ?? Self.defaultHeader).utf8CString)
-        bytes.withUnsafeMutableBufferPointer {
-            ass_process_codec_private(track, $0.baseAddress, Int32($0.count - 1))
-        }
+        track.processCodecPrivate(newHeader ?? Self.defaultHeader)
         // Events are replaced on every change of what is shown; libass must not drop a re-added one as a repeat.
-        ass_set_check_readorder(track, 0)
+        track.setCheckReadOrder(false)
         apply(newStyle, to: track)
     }
 
@@ -104,34 +97,28 @@ package final class SubtitleRenderer {
         if frameSize != (width, height) || visibleArea != shown {
             frameSize = (width, height)
             visibleArea = shown
-            ass_set_frame_size(renderer, Int32(shown.width), Int32(shown.height))
+            renderer.setFrameSize(width: shown.width, height: shown.height)
             // Each margin is the distance from the video's edge to the frame's: negative where the video is cropped.
-            ass_set_margins(
-                renderer, Int32(-shown.y), Int32(-(height - shown.y - shown.height)), Int32(-shown.x),
-                Int32(-(width - shown.x - shown.width)))
+            renderer.setMargins(
+                top: -shown.y, bottom: -(height - shown.y - shown.height), left: -shown.x,
+                right: -(width - shown.x - shown.width))
             lastImage = nil
         }
         let storage = storageSize.width > 0 && storageSize.height > 0 ? storageSize : frameSize
-        ass_set_storage_size(renderer, Int32(storage.width), Int32(storage.height))
+        renderer.setStorageSize(width: storage.width, height: storage.height)
         let now = Self.milliseconds(time)
         let textCues = cues.filter { $0.regions.contains { !$0.isBitmap } }
         if textCues != events {
-            ass_flush_events(track)
+            track.flushEvents()
             for cue in textCues { add(cue, to: track, now: now) }
             events = textCues
             lastImage = nil
         }
-        var change: Int32 = 0
-        let images = ass_render_frame(renderer, track, now, &change)
+        let changed = renderer.renderFrame(track, at: now)
         let bitmapCues = cues.filter { $0.regions.contains { $0.isBitmap } }
-        if change == 0, bitmapCues == lastBitmapsKey, let lastImage { return lastImage }
+        if !changed, bitmapCues == lastBitmapsKey, let lastImage { return lastImage }
         lastBitmapsKey = bitmapCues
-        var masks: [ASS_Image] = []
-        var image = images
-        while let i = image {
-            masks.append(i.pointee)
-            image = i.pointee.next
-        }
+        let masks = renderer.frameImages()
         var pictures: [(x: Int, y: Int, width: Int, height: Int, rgba: [UInt8])] = []
         for cue in bitmapCues {
             for case .bitmap(let x, let y, let w, let h, let rgba) in cue.regions {
@@ -182,42 +169,38 @@ package final class SubtitleRenderer {
         }
     }
 
-    private func add(_ cue: SubtitleCue, to track: UnsafeMutablePointer<ASS_Track>, now: Int64) {
+    private func add(_ cue: SubtitleCue, to track: ASSTrack, now: Int64) {
         let start = Self.milliseconds(cue.start)
         // A cue without an end lasts until the next one, which the caller stops showing it for: an hour past now.
         let end = cue.end.map(Self.milliseconds) ?? max(start, now) + 3_600_000
         let duration = max(end - start, 1)
         for region in cue.regions {
             guard let line = Self.eventLine(for: region) else { continue }
-            var bytes = Array(line.utf8CString)
-            bytes.withUnsafeMutableBufferPointer {
-                ass_process_chunk(track, $0.baseAddress, Int32($0.count - 1), start, duration)
-            }
+            track.processChunk(line, start: start, duration: duration)
         }
     }
 
     /// Lays `style` over every style of `track`.
-    private func apply(_ style: SubtitleTextStyle, to track: UnsafeMutablePointer<ASS_Track>) {
-        guard !style.isEmpty, let styles = track.pointee.styles else { return }
-        let playResY = Double(track.pointee.PlayResY > 0 ? track.pointee.PlayResY : 288)
-        for i in 0..<Int(track.pointee.n_styles) {
-            if let c = style.foregroundColour, c.count == 4 {
-                func byte(_ v: Double) -> UInt32 { UInt32((min(max(v, 0), 1) * 255).rounded()) }
-                // RGBA with the alpha byte as transparency (0: opaque).
-                styles[i].PrimaryColour = byte(c[1]) << 24 | byte(c[2]) << 16 | byte(c[3]) << 8 | (255 - byte(c[0]))
-            }
-            if let bold = style.bold { styles[i].Bold = bold ? 1 : 0 }
-            if let italic = style.italic { styles[i].Italic = italic ? 1 : 0 }
-            if let underline = style.underline { styles[i].Underline = underline ? 1 : 0 }
-            if let family = style.fontFamily, let copy = strdup(family) {
-                free(styles[i].FontName)
-                styles[i].FontName = copy
-            }
-            if let percent = style.fontSizePercentOfHeight, percent > 0, percent.isFinite {
-                styles[i].FontSize = percent / 100 * playResY
-            }
-            if let relative = style.relativeFontSize, relative > 0, relative.isFinite {
-                styles[i].FontSize *= relative / 100
+    private func apply(_ style: SubtitleTextStyle, to track: ASSTrack) {
+        guard !style.isEmpty else { return }
+        let playResY = Double(track.playResY > 0 ? track.playResY : 288)
+        for i in 0..<track.styleCount {
+            track.updateStyle(at: i) { s in
+                if let c = style.foregroundColour, c.count == 4 {
+                    func byte(_ v: Double) -> UInt32 { UInt32((min(max(v, 0), 1) * 255).rounded()) }
+                    // RGBA with the alpha byte as transparency (0: opaque).
+                    s.primaryColour = byte(c[1]) << 24 | byte(c[2]) << 16 | byte(c[3]) << 8 | (255 - byte(c[0]))
+                }
+                if let bold = style.bold { s.bold = bold ? 1 : 0 }
+                if let italic = style.italic { s.italic = italic ? 1 : 0 }
+                if let underline = style.underline { s.underline = underline ? 1 : 0 }
+                if let family = style.fontFamily { s.fontName = family }
+                if let percent = style.fontSizePercentOfHeight, percent > 0, percent.isFinite {
+                    s.fontSize = percent / 100 * playResY
+                }
+                if let relative = style.relativeFontSize, relative > 0, relative.isFinite {
+                    s.fontSize *= relative / 100
+                }
             }
         }
     }
@@ -291,8 +274,8 @@ private struct Canvas {
     }
 
     /// Where a libass image lies in the frame.
-    static func rect(of image: ASS_Image) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
-        (Int(image.dst_x), Int(image.dst_y), Int(image.dst_x) + Int(image.w), Int(image.dst_y) + Int(image.h))
+    static func rect(of image: ASSImage) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
+        (image.x, image.y, image.x + image.width, image.y + image.height)
     }
 
     /// Where a picture placed at `x`, `y` (`w`×`h`) in a `frame`-sized space lies in the frame, and the scale.
@@ -331,15 +314,15 @@ private struct Canvas {
     }
 
     /// One libass image: an alpha mask in one colour (RGBA, the alpha byte a transparency).
-    mutating func blend(_ image: ASS_Image) {
-        guard let mask = image.bitmap, let c = clip(Self.rect(of: image)) else { return }
+    mutating func blend(_ image: ASSImage) {
+        let mask = image.alpha
+        guard mask.count == image.width * image.height, let c = clip(Self.rect(of: image)) else { return }
         let colour = Int(image.color)
         let (r, g, b) = ((colour >> 24) & 0xFF, (colour >> 16) & 0xFF, (colour >> 8) & 0xFF)
         let opacity = 255 - (colour & 0xFF)
         guard opacity > 0 else { return }
-        let stride = Int(image.stride)
         for y in c.y0..<c.y1 {
-            let row = (y - Int(image.dst_y)) * stride - Int(image.dst_x)
+            let row = (y - image.y) * image.width - image.x
             for x in c.x0..<c.x1 {
                 over(x, y, b: b, g: g, r: r, alpha: Int(mask[row + x]) * opacity / 255)
             }
