@@ -13,7 +13,7 @@ final class AVPlayerTimeObserverToken: NSObject, @unchecked Sendable {
 }
 
 /// Guards a time-observer block: after removal no new call starts.
-private final class ObserverGate: @unchecked Sendable {
+fileprivate final class ObserverGate: @unchecked Sendable {
     private let lock = NSLock()
     private var open = true
     func close() {
@@ -43,7 +43,7 @@ extension AVPlayer {
         let token = engine.addPeriodicObserver(interval: interval) { time in
             target.async { if gate.isOpen { block(time) } }
         }
-        gates[token] = gate
+        gateStore.insert(gate, for: token)
         return AVPlayerTimeObserverToken(engineToken: token, player: self)
     }
 
@@ -59,7 +59,7 @@ extension AVPlayer {
         let token = engine.addBoundaryObserver(times: times.map(\.timeValue)) {
             target.async { if gate.isOpen { block() } }
         }
-        gates[token] = gate
+        gateStore.insert(gate, for: token)
         return AVPlayerTimeObserverToken(engineToken: token, player: self)
     }
 
@@ -69,29 +69,22 @@ extension AVPlayer {
         guard let token = observer as? AVPlayerTimeObserverToken, token.player === self else {
             apiViolation("removeTimeObserver: \(observer) is not a time observer of this player.")
         }
-        gates.removeValue(forKey: token.engineToken)?.close()
+        gateStore.remove(token.engineToken)?.close()
         existingEngine?.removeObserver(token.engineToken)
-    }
-
-    /// Gates of live observers, by engine token.
-    private var gates: [UInt64: ObserverGate] {
-        get { gateStore.read }
-        set { gateStore.write(newValue) }
     }
 }
 
-/// Storage for observer gates (extensions cannot add stored properties).
+/// Gates of live time observers, by engine token (extensions cannot add stored properties). Guarded by `lock`: added
+/// and removed from any thread, each change one locked step (a read-modify-write of a copy lost concurrent adds).
 final class GateStore: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: [UInt64: AnyObject] = [:]
-    fileprivate var read: [UInt64: ObserverGate] {
-        lock.lock()
-        defer { lock.unlock() }
-        return value.compactMapValues { $0 as? ObserverGate }
+    private var gates: [UInt64: ObserverGate] = [:]
+
+    fileprivate func insert(_ gate: ObserverGate, for token: UInt64) {
+        lock.withLock { gates[token] = gate }
     }
-    fileprivate func write(_ v: [UInt64: ObserverGate]) {
-        lock.lock()
-        value = v
-        lock.unlock()
+
+    fileprivate func remove(_ token: UInt64) -> ObserverGate? {
+        lock.withLock { gates.removeValue(forKey: token) }
     }
 }

@@ -80,6 +80,12 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         itemLeftQueueHandlers.append(handler)
     }
 
+    /// What the player publishes. Owners: the app's values (Apple's stored properties: `rate` as set, `defaultRate`,
+    /// volume, mute, `actionAtItemEnd`, waiting policy, the queue, criteria, the platform settings) are written by the
+    /// setters on the caller's thread; what the engine decides (`timeControlStatus`, its reason, a rate the engine set
+    /// itself, `status`) is written only from the engine's events, as of the command they report (``rateCommand``) —
+    /// but for the provisional time control a rate setter shows until the engine reports (as Apple's does at once).
+    /// Playback time is never copied here: it is read from the engine's snapshot. Guarded by ``lock``.
     struct State {
         var status = Status.unknown
         var error: (any Error)?
@@ -352,9 +358,6 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         // The item's timebase moves at the rate only while playing.
         currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
-        if status == .playing {
-            currentItem?.catchUpWithLiveWindow()
-        }
         currentItem?.updateLiveNetworkUse()
     }
 

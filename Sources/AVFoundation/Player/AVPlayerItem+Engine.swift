@@ -296,7 +296,6 @@ extension AVPlayerItem {
         let ranges = [NSValue(timeRange: CMTimeRange(start: max(window.start, .zero), end: window.end))]
         guard read({ $0.seekableTimeRanges }) != ranges else { return }
         set([\.seekableTimeRanges]) { s in s.seekableTimeRanges = ranges }
-        if let player, player.currentItem === self, player.rate != 0 { catchUpWithLiveWindow() }
     }
 
     func appendErrorLog(_ error: AVError) {

@@ -51,28 +51,4 @@ extension AVPlayerItem {
         let paused = player.map { $0.currentItem !== self || $0.rate == 0 } ?? true
         engine.configure(session, .liveReloadsSuspended(paused && !canUseNetworkResourcesForLiveStreamingWhilePaused))
     }
-
-    /// How far before the window's start a playhead still counts as inside its first segment: the streams of a
-    /// segment start a few frames apart (audio before video, or another rendition's), the item's time zero is the
-    /// earliest of them and the window starts at the variant's, so a just-opened item sits a little before its
-    /// window. (Seeking there re-fetched the first segments and showed the first picture twice.)
-    static let liveWindowStartSlack = CMTime(value: 1, timescale: 4)
-
-    /// A playing live item whose playhead the window left behind (while paused) goes to the window's start.
-    func catchUpWithLiveWindow() {
-        guard let session = read({ $0.session }), session.isLive,
-            let window = read({ $0.seekableTimeRanges }).first?.timeRangeValue, window.start > .zero
-        else { return }
-        let now = currentTime()
-        guard now.isNumeric, now < window.start - Self.liveWindowStartSlack else { return }
-        let started: Bool = mutate { s in
-            guard !s.liveCatchUpPending else { return false }
-            s.liveCatchUpPending = true
-            return true
-        }
-        guard started else { return }
-        seek(to: window.start, toleranceBefore: .zero, toleranceAfter: .positiveInfinity) { [weak self] _ in
-            self?.mutate { $0.liveCatchUpPending = false }
-        }
-    }
 }

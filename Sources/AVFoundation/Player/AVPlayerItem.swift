@@ -79,8 +79,6 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
         var configuredTimeOffsetFromLive = CMTime.invalid
         var recommendedTimeOffsetFromLive = CMTime.invalid
         var automaticallyPreservesTimeOffsetFromLive = false
-        /// A seek to the live window's start is on its way (the playhead fell behind the window).
-        var liveCatchUpPending = false
         var startsOnFirstEligibleVariant = false
         var variantPreferences: AVVariantPreferences = []
         /// The app's variant policy (OpenAVFoundation extension), handed to each session's source.

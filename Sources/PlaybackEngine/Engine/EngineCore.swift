@@ -237,6 +237,7 @@ final class EngineCore {
             }
         }
         if rate < 0 { return reverse.step(session, rate: rate) }
+        if catchUpWithLiveWindow(session) { return 0 }
         if configuration.virtualClock != nil { return virtual.step(session, rate: rate) }
         return realTime.step(session, rate: rate)
     }
@@ -344,6 +345,23 @@ final class EngineCore {
             transport.pauseOnItsOwn()
         }
         audio.pauseDevice()
+    }
+
+    /// How far before the window's start a playhead still counts as inside its first segment: the streams of a
+    /// segment start a few frames apart (audio before video, or another rendition's), the item's time zero is the
+    /// earliest of them and the window starts at the variant's, so a just-opened item sits a little before its
+    /// window. (Seeking there re-fetched the first segments and showed the first picture twice.)
+    static let liveWindowStartSlack = CMTime(value: 1, timescale: 4)
+
+    /// A live item playing forwards whose playhead the window left behind (while paused, or stalled) goes to the
+    /// window's start, before anything more is presented; true when that seek was requested.
+    func catchUpWithLiveWindow(_ session: ItemSession) -> Bool {
+        guard !seeks.isBusy, session.isLive, let window = session.seekableRange, window.start > .zero,
+            transport.playhead < window.start - Self.liveWindowStartSlack
+        else { return false }
+        let mode = SeekMode.window(before: .zero, after: .positiveInfinity)
+        seeks.request(session, to: window.start, mode: mode, completion: nil)
+        return true
     }
 
     /// A stall is over: playback goes on at the next step. A live item that preserves its offset from the live edge
