@@ -114,6 +114,12 @@ final class HLSClosedCaptionTests: XCTestCase {
 
     func test_selectedCC1_deliversEachCaptionOnceAtItsTime_fromTheVideoAlreadyFetched() throws {
         let (v, item, log, firstPicture) = try pausedItem(selecting: "English CC")
+        // The test moves the manual clock at about 6× real time; the caption reader, a thread of its own, is paced by
+        // the machine. Wait for it to have decoded the captions of the video read ahead (a cue decoded only after its
+        // end passed is not shown: with six busy loops per core the first one was, once).
+        waitUntil("the three CC1 captions decoded", timeout: 30) {
+            (item.session?.subtitleCues?.allCues.count ?? 0) >= Fixture.closedCaptions.count
+        }
         play(v, item, until: 4)
         XCTAssertNil(item.error)
         let expected = Fixture.closedCaptions.flatMap {
