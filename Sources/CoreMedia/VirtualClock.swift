@@ -23,9 +23,11 @@ public final class VirtualClock: CMClock, @unchecked Sendable {
     /// How the clock moves: by the engine (`.untimed`) or by ``advance(by:)`` (`.manual`).
     public let mode: Mode
     private let lock = NSLock()
-    /// Guarded by `lock`: the clock's current time (nanosecond timescale) and change listeners.
+    /// Guarded by `lock`: the clock's current time (nanosecond timescale).
     private var now: CMTime
-    private var listeners: [UInt64: @Sendable () -> Void] = [:]
+    /// Guarded by `lock`: what ``advance(by:)`` calls, by token, with the time each waits for (nil: any move).
+    private var listeners: [UInt64: (call: @Sendable () -> Void, deadline: CMTime?)] = [:]
+    /// Guarded by `lock`: the last token handed out.
     private var nextListener: UInt64 = 0
 
     /// Creates a clock at `start` (default zero).
@@ -47,7 +49,7 @@ public final class VirtualClock: CMClock, @unchecked Sendable {
         let callbacks: [@Sendable () -> Void]
         lock.lock()
         now = (now + interval).convertScale(1_000_000_000, method: .default)
-        callbacks = Array(listeners.values)
+        callbacks = listeners.values.map(\.call)
         lock.unlock()
         for c in callbacks { c() }
     }
@@ -59,19 +61,31 @@ public final class VirtualClock: CMClock, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Calls `listener` after every ``advance(by:)``; returns a token for ``removeListener(_:)``.
-    package func addListener(_ listener: @escaping @Sendable () -> Void) -> UInt64 {
+    /// Calls `listener` after every ``advance(by:)`` (on the advancing thread, no lock held; not after
+    /// ``set(_:)``); returns a token for ``removeListener(_:)``. `deadline`: the time the listener's owner waits for
+    /// (a timed wait on this clock), listed by ``pendingDeadlines`` while the listener stays. Any thread.
+    package func addListener(waitingFor deadline: CMTime? = nil, _ listener: @escaping @Sendable () -> Void) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
         nextListener += 1
-        listeners[nextListener] = listener
+        listeners[nextListener] = (listener, deadline)
         return nextListener
     }
 
+    /// Removes the listener `token` names (a call under way may still finish). Any thread.
     package func removeListener(_ token: UInt64) {
         lock.lock()
         listeners[token] = nil
         lock.unlock()
+    }
+
+    /// The times that timed waits on this clock wait for now (the deadlines of its listeners), earliest first: what
+    /// a test advances the clock to, and how it knows a waiting thread reached its wait (Media3's `FakeClock` keeps
+    /// its pending wake-ups the same way). Any thread.
+    package var pendingDeadlines: [CMTime] {
+        lock.lock()
+        defer { lock.unlock() }
+        return listeners.values.compactMap(\.deadline).sorted()
     }
 
     /// A virtual clock never drifts against another virtual clock; against the host clock it does.

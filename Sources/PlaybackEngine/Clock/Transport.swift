@@ -45,13 +45,10 @@ final class Transport {
 
     // MARK: Time
 
-    /// Host "now": real monotonic nanoseconds, or the virtual clock's time.
+    /// Host "now": real monotonic nanoseconds, or the virtual clock's time (``MediaClock``, which the sources'
+    /// schedules read too). Any thread.
     static func hostNow(_ virtualClock: VirtualClock?) -> UInt64 {
-        if let v = virtualClock {
-            let t = v.time
-            return t.isNumeric && t.value > 0 ? UInt64(t.convertScale(1_000_000_000, method: .default).value) : 0
-        }
-        return HostClock.now()
+        MediaClock(virtualClock).nanoseconds
     }
 
     /// Host "now" for this engine.
