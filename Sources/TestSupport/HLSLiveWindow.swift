@@ -1,3 +1,4 @@
+import CoreMedia
 import Foundation
 
 /// A live (or event) media playlist made from a VOD media playlist, for tests of live HLS: a "now" that moves over
@@ -50,6 +51,10 @@ public final class HLSLiveWindow: @unchecked Sendable {
         /// Also with `now()`: a segment is published once its whole duration has passed since the window was made
         /// (after the initial ones). Tests pass a clock they move themselves.
         case realTime(now: @Sendable () -> Date)
+        /// As `.realTime`, with the time `clock` reads: a `VirtualClock` assigned to the player too
+        /// (`AVPlayer.sourceClock`, `.manual`) moves the window, the player's reloads and its playback together, so a
+        /// test advancing it by a target duration publishes one segment and lets one reload find it.
+        case clock(CMClock)
     }
 
     /// One VOD segment.
@@ -80,7 +85,6 @@ public final class HLSLiveWindow: @unchecked Sendable {
     public let endBehavior: EndBehavior
     /// Prepended to every segment URI (e.g. `"/hls/ts/"` when the live playlist is served from another folder).
     public let uriPrefix: String
-    private let advanceMode: Advance
     /// `EXT-X-TARGETDURATION`: the longest `EXTINF` rounded to the nearest integer (RFC 8216 4.3.3.1), at least 1.
     public let targetDuration: Int
 
@@ -88,8 +92,8 @@ public final class HLSLiveWindow: @unchecked Sendable {
     /// Segments published by `advance` and at the start (a virtual index: segment n is VOD segment n mod count).
     /// Guarded by `lock`.
     private var manuallyPublished: Int
-    /// When the window was made, for `.realTime`.
-    private let start: Date?
+    /// Seconds since the window was made, for `.realTime` and `.clock` (nil: `.manual`).
+    private let elapsed: (@Sendable () -> Double)?
     /// The segments published at the start.
     private let initialCount: Int
 
@@ -128,7 +132,6 @@ public final class HLSLiveWindow: @unchecked Sendable {
         self.window = window
         self.endBehavior = endBehavior
         self.uriPrefix = uriPrefix
-        self.advanceMode = advance
         self.targetDuration = max(1, segments.map { Int($0.duration.rounded()) }.max() ?? 1)
         let defaultInitial: Int
         switch window {
@@ -137,7 +140,16 @@ public final class HLSLiveWindow: @unchecked Sendable {
         }
         self.initialCount = max(1, initialSegments ?? defaultInitial)
         self.manuallyPublished = initialCount
-        if case .realTime(let now) = advance { start = now() } else { start = nil }
+        switch advance {
+        case .manual:
+            elapsed = nil
+        case .realTime(let now):
+            let start = now()
+            elapsed = { now().timeIntervalSince(start) }
+        case .clock(let clock):
+            let start = clock.time
+            elapsed = { (clock.time - start).seconds }
+        }
     }
 
     /// Reads the VOD media playlist at `url` (a file).
@@ -178,12 +190,13 @@ public final class HLSLiveWindow: @unchecked Sendable {
 
     // MARK: Rendering
 
-    /// Published segments now: the initial and advanced ones plus, in real time, those after the initial ones whose
-    /// whole duration has passed since the start; capped at the VOD's length unless looping. Call with `lock` held.
+    /// Published segments now: the initial and advanced ones plus, in real time (or on the clock), those after the
+    /// initial ones whose whole duration has passed since the start; capped at the VOD's length unless looping. Call
+    /// with `lock` held.
     private func published() -> Int {
         var count = manuallyPublished
-        if case .realTime(let now) = advanceMode, let start {
-            var elapsed = now().timeIntervalSince(start)
+        if let elapsed = self.elapsed {
+            var elapsed = elapsed()
             var n = initialCount
             let limit = endBehavior == .loop ? initialCount + 100_000 : segments.count
             while n < limit {

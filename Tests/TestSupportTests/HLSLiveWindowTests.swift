@@ -1,3 +1,4 @@
+import CoreMedia
 import Foundation
 import TestSupport
 import XCTest
@@ -181,6 +182,22 @@ final class HLSLiveWindowTests: XCTestCase {
         XCTAssertTrue(live.hasEnded)
         clock.move(100)
         XCTAssertEqual(live.publishedCount, 4)
+    }
+
+    /// `.clock`: the same schedule on a `CMClock`'s time (a manual `VirtualClock`, which a player may share), from
+    /// the clock's reading when the window was made.
+    func test_clock_publishesASegmentOnceItsDurationHasPassedOnTheClock() throws {
+        let clock = VirtualClock(mode: .manual, start: CMTime(value: 5, timescale: 1))
+        let live = try HLSLiveWindow(
+            vodPlaylist: vod, window: .sliding(segments: 3), initialSegments: 1, advance: .clock(clock))
+        XCTAssertEqual(live.publishedCount, 1)
+        clock.advance(by: CMTime(value: 1999, timescale: 1000))
+        XCTAssertEqual(live.publishedCount, 1)
+        clock.advance(by: CMTime(value: 1, timescale: 1000))
+        XCTAssertEqual(live.publishedCount, 2, "a1 recorded after its 2 s")
+        clock.advance(by: CMTime(value: 3, timescale: 2))
+        XCTAssertEqual(live.publishedCount, 3, "a2 is 1.5 s")
+        XCTAssertEqual(segmentURIs(live.playlist()), ["a0.ts", "a1.ts", "a2.ts"])
     }
 
     func test_fixturePlaylists_keepDatesMapsAndKeys() throws {
