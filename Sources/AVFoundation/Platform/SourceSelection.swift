@@ -81,13 +81,15 @@ final class WarmSourceShelf: @unchecked Sendable {
     }
 
     /// The kept source for `location` opened with `options` and libavformat options `libavformat`, if any (it
-    /// leaves the shelf); for a local file, only while the file is the one it opened.
+    /// leaves the shelf); for a local file, only while the file is the one it opened. The options' clock is not
+    /// compared: a source kept has scheduled nothing yet.
     func take(location: String, options: SourceOptions, libavformat: [String: String]) -> (any MediaSource)? {
+        let wanted = Self.key(options)
         let (found, expired): (Entry?, [any MediaSource]) = lock.withLock {
             let dropped = removeExpired()
             guard
                 let index = entries.firstIndex(where: {
-                    $0.location == location && $0.options == options && $0.libavformat == libavformat
+                    $0.location == location && Self.key($0.options) == wanted && $0.libavformat == libavformat
                 })
             else {
                 return (nil, dropped)
@@ -101,6 +103,13 @@ final class WarmSourceShelf: @unchecked Sendable {
             return nil
         }
         return found.source
+    }
+
+    /// `options` as sources on the shelf are matched by: all but the clock, which the taker replaces.
+    private static func key(_ options: SourceOptions) -> SourceOptions {
+        var key = options
+        key.clock = .host
+        return key
     }
 
     /// Whether a source for `location` waits on the shelf (tests).

@@ -67,7 +67,8 @@ final class EngineCore {
             items: items, transport: transport, presenter: presenter, audio: audio, observers: observers,
             outbox: outbox, stopped: stopped)
         let clock = configuration.virtualClock
-        preparer = ItemPreparer(mailbox: mailbox, hostNow: { Transport.hostNow(clock) })
+        preparer = ItemPreparer(
+            mailbox: mailbox, hostNow: { Transport.hostNow(clock) }, sourceClock: .forSources(of: clock))
         realTime = RealTimeStepper(core: self)
         virtual = VirtualStepper(core: self)
         reverse = ReverseStepper(core: self)

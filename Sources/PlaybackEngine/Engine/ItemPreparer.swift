@@ -7,22 +7,25 @@ import Foundation
 final class ItemPreparer {
     private let mailbox: EngineMailbox
     private let hostNow: @Sendable () -> UInt64
+    /// The clock the sources opened run their schedules on (``MediaClock/forSources(of:)``).
+    private let sourceClock: MediaClock
     /// Running preparation threads, by session.
     private var threads: [ObjectIdentifier: WorkerThread] = [:]
 
-    init(mailbox: EngineMailbox, hostNow: @escaping @Sendable () -> UInt64) {
+    init(mailbox: EngineMailbox, hostNow: @escaping @Sendable () -> UInt64, sourceClock: MediaClock) {
         self.mailbox = mailbox
         self.hostNow = hostNow
+        self.sourceClock = sourceClock
     }
 
-    /// Opens `session` (``ItemSession/prepare()``) on its own thread.
+    /// Opens `session` (``ItemSession/prepare(sourceClock:)``) on its own thread.
     func start(_ session: ItemSession) {
         let id = ObjectIdentifier(session)
         threads.removeValue(forKey: id)?.join()
-        threads[id] = WorkerThread(name: "oavf.prepare") { [mailbox, hostNow] in
+        threads[id] = WorkerThread(name: "oavf.prepare") { [mailbox, hostNow, sourceClock] in
             var failure: (any Error)?
             do {
-                try session.prepare()
+                try session.prepare(sourceClock: sourceClock)
             } catch {
                 failure = error
             }

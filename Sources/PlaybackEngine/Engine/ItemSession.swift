@@ -8,22 +8,23 @@ import Foundation
 ///
 /// Ownership: created by the facade (with what the app set, ``Settings``) and from then on owned by the engine. The
 /// engine thread changes it — settings through ``PlayerEngine/configure(_:_:)`` commands, seeks, stream switches, and
-/// ``stop()`` when the item leaves its queue or the engine shuts down — and reads frames from it; ``prepare()`` runs
-/// on one of the engine's preparation threads (it opens the source and chooses the streams); the audio device
-/// thread reads audio frames; demux and decode threads are internal. Caller threads only read (times, ranges,
-/// counters for the facade's properties). What remains guarded by `lock` is what those other threads share: the
-/// pipeline objects preparation installs and a stream switch replaces, the read error the demux thread reports,
-/// the subtitle and metadata readers, the volume curve the device thread reads — state a command cannot carry,
-/// because its readers are not the engine thread and must never wait for it. Queue objects have their own locks.
+/// ``stop()`` when the item leaves its queue or the engine shuts down — and reads frames from it;
+/// ``prepare(sourceClock:)`` runs on one of the engine's preparation threads (it opens the source and chooses the
+/// streams); the audio device thread reads audio frames; demux and decode threads are internal. Caller threads only
+/// read (times, ranges, counters for the facade's properties). What remains guarded by `lock` is what those other
+/// threads share: the pipeline objects preparation installs and a stream switch replaces, the read error the demux
+/// thread reports, the subtitle and metadata readers, the volume curve the device thread reads — state a command
+/// cannot carry, because its readers are not the engine thread and must never wait for it. Queue objects have their
+/// own locks.
 /// Two exceptions still run on a caller's thread (issue #25 notes): ``selectSubtitleStream(_:closedCaptions:captionService:)``
 /// (it may open a file: kept off the engine thread) and the HLS source's variant policy, which has its own lock.
 /// `stop()` is idempotent; the last release also stops the session (one never handed to an engine).
 package final class ItemSession: @unchecked Sendable, Identifiable {
     package let id = UUID()
-    /// What to play; a placeholder until ``prepare()`` obtained it from the provider.
+    /// What to play; a placeholder until ``prepare(sourceClock:)`` obtained it from the provider.
     package var descriptor: ItemDescriptor { lock.withLock { _descriptor } }
     private var _descriptor = ItemDescriptor(location: "", videoStream: nil, audioStream: nil, duration: .indefinite)
-    /// Produces the descriptor (loads the asset); runs inside ``prepare()``, off the engine thread.
+    /// Produces the descriptor (loads the asset); runs inside ``prepare(sourceClock:)``, off the engine thread.
     private let descriptorProvider: @Sendable () throws -> ItemDescriptor
     /// Format the audio decoder converts to (the audio sink's).
     package let audioFormat: AudioFormat
@@ -115,10 +116,12 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     }
 
     /// Opens the source, chooses the streams, starts the pipeline and waits for the first decoded frames (or the
-    /// end of a short input). Blocking; call off the engine thread.
-    package func prepare() throws {
+    /// end of a short input). `sourceClock`: the clock the source's schedules run on (the engine's,
+    /// ``MediaClock/forSources(of:)``); it replaces the descriptor's. Blocking; call off the engine thread.
+    package func prepare(sourceClock: MediaClock = .host) throws {
         if isStopped { throw FFmpegError.exit }
         var descriptor = try descriptorProvider()
+        descriptor.sourceOptions.clock = sourceClock
         let source = Self.makeSource(for: descriptor)
         let started: Bool = lock.withLock {
             if stopped { return false }

@@ -24,6 +24,12 @@ package struct SourceOptions: Sendable, Hashable {
     /// How many seconds before the live edge a live presentation starts (`configuredTimeOffsetFromLive`); nil: the
     /// presentation's own start (`EXT-X-START`, else three target durations).
     package var liveStartOffset: Double?
+    /// The clock a source's schedules and timed waits run on (an HLS source's live reloads, its unchanged-playlist
+    /// rule and its retry back-off): the host clock unless the engine playing the source gives it its own
+    /// (``MediaClock/forSources(of:)``). Network I/O timeouts (``readTimeoutMicroseconds``) and transfer timings
+    /// stay in real time: they measure a server, not media. Compared like the other options, except by the public
+    /// layer's shelf of sources opened by an asset's loading: a source taken from it adopts the taker's clock.
+    package var clock = MediaClock.host
 
     /// A width and height in pixels.
     package struct PixelSize: Sendable, Hashable {
