@@ -8,7 +8,9 @@ import Foundation
 ///   dropped, every audio sample is rendered (to a non-real-time sink), and a 30 s clip plays in well
 ///   under a second. Tests and frame export use this.
 /// - `.manual`: time stands still until ``advance(by:)``; the engine then presents what became due.
-///   Tests of time observers use this to step playback exactly.
+///   Tests of time observers use this to step playback exactly. An HTTP Live Streaming item's schedules run on it
+///   too (live playlist reloads, the unchanged-playlist limit, the segment retry back-off); under `.untimed` they
+///   keep real time. Network timeouts and transfer timings are always real time.
 ///
 /// Thread-safe.
 public final class VirtualClock: CMClock, @unchecked Sendable {

@@ -7,6 +7,9 @@ import XCTest
 /// `canUseNetworkResourcesForLiveStreamingWhilePaused` and a paused live item the window leaves behind, on
 /// `HLSLiveWindow` over `hls/vod.m3u8` (three 2 s segments listed, repeating after a discontinuity when advanced past
 /// its end), counting the playlist requests in the server's log.
+///
+/// The player runs on a manual clock, and so do its live reloads (a target duration, 2 s, of that clock after the
+/// last): time that a reload needs is moved on the clock while paused, never waited for in real time.
 final class HLSLiveWhilePausedTests: XCTestCase {
     private var server: HTTPTestServer!
     private var live: HLSLiveWindow!
@@ -24,6 +27,11 @@ final class HLSLiveWhilePausedTests: XCTestCase {
 
     private var playlistRequests: Int { server.requestLog.filter { $0.path == path }.count }
 
+    /// `seconds` of clock time.
+    private func seconds(_ seconds: Double) -> CMTime {
+        CMTime(seconds: seconds, preferredTimescale: 1000)
+    }
+
     /// A paused player (manual clock) with the live item ready and its first picture shown.
     private func pausedLive(canUseNetwork: Bool) throws -> (VirtualPlayer, AVPlayerItem) {
         let v = VirtualPlayer(mode: .manual, captureAudio: false)
@@ -40,25 +48,37 @@ final class HLSLiveWhilePausedTests: XCTestCase {
     func test_byDefault_aPausedLiveItemReloadsNoPlaylist() throws {
         let (v, item) = try pausedLive(canUseNetwork: false)
         XCTAssertFalse(item.canUseNetworkResourcesForLiveStreamingWhilePaused, "Apple's default")
+        // Reloads suspended: the refresher waits for no time of the clock (playing, it would wait for 2 s).
+        waitUntil("reloads suspended: \(v.clock.pendingDeadlines)", timeout: 30) { v.clock.pendingDeadlines.isEmpty }
         let before = playlistRequests
         live.advance(segments: 1)
-        // Two target durations: a reload would have been due (after one) and repeated.
-        Thread.sleep(forTimeInterval: 4)
+        // Two target durations of the clock: a reload would have been due (after one) and repeated.
+        v.clock.advance(by: seconds(4))
+        spinMainRunLoop(0.1)
         XCTAssertEqual(playlistRequests, before, "no playlist request while paused")
+        XCTAssertTrue(v.clock.pendingDeadlines.isEmpty, "\(v.clock.pendingDeadlines)")
         XCTAssertEqual(item.seekableTimeRanges.first?.timeRangeValue.end.seconds ?? 0, 6, accuracy: 0.1)
-        // Playing again reloads at once (the reload is overdue).
+        // Playing again reloads at once (the reload is overdue), without the clock moving.
         v.player.play()
-        waitUntil("reload after play", timeout: 30) { self.playlistRequests > before }
+        waitUntil("reload after play", timeout: 30) { self.playlistRequests == before + 1 }
     }
 
     func test_allowed_aPausedLiveItemKeepsReloading_andItsWindowMoves() throws {
         let (v, item) = try pausedLive(canUseNetwork: true)
+        waitUntil("the reload waited for at 2 s: \(v.clock.pendingDeadlines)", timeout: 30) {
+            v.clock.pendingDeadlines == [self.seconds(2)]
+        }
         let before = playlistRequests
         live.advance(segments: 1)
-        waitUntil("reload while paused", timeout: 30) { self.playlistRequests > before }
+        // One target duration of the clock: one reload, which finds the new segment (the next one due at 4 s).
+        v.clock.advance(by: seconds(2))
+        waitUntil("one reload while paused: \(playlistRequests - before)", timeout: 30) {
+            self.playlistRequests == before + 1 && v.clock.pendingDeadlines == [self.seconds(4)]
+        }
         waitUntil("window moved", timeout: 30) {
             abs((item.seekableTimeRanges.first?.timeRangeValue.end.seconds ?? 0) - 8) < 0.1
         }
+        XCTAssertEqual(playlistRequests, before + 1)
         XCTAssertEqual(v.player.timeControlStatus, .paused)
     }
 
@@ -83,13 +103,15 @@ final class HLSLiveWhilePausedTests: XCTestCase {
         let pausedAt = try XCTUnwrap(v.frames.indices.last ?? nil)
         XCTAssertLessThan(pausedAt, 60)
         live.advance(segments: 3)
+        // The clock moves past the next reload (due at 2 s) while paused: the playhead stays, a reload is due.
+        v.clock.advance(by: seconds(2))
         if canUseNetwork {
             waitUntil("window moved while paused", timeout: 30) {
                 (item.seekableTimeRanges.first?.timeRangeValue.start.seconds ?? 0) > 5
             }
         }
-        // (The clock stands still: the playhead can only move by the seek to the window's start, which shows its
-        // picture; without permission the window moves when playing reloads the playlist.)
+        // (The clock stands still from here: the playhead can only move by the seek to the window's start, which
+        // shows its picture; without permission the window moves when playing reloads the overdue playlist.)
         v.player.play()
         waitUntil("at the window's start", timeout: 30) {
             (v.frames.indices.last ?? nil).map { $0 >= 180 } ?? false
@@ -116,6 +138,9 @@ final class HLSLiveWhilePausedTests: XCTestCase {
 /// and at least two reloads in a row have found it unchanged for longer than 1.5 target durations (as Apple's players
 /// give up; two, so that one late reload on a loaded machine is not enough), the item
 /// fails with an error saying so, rather than waiting for ever.
+///
+/// On a manual clock: the reloads are due at 2 s (a target duration after the load), then every 1 s while nothing
+/// changes; the one at 4 s finds it unchanged for longer than 3 s.
 final class HLSLivePlaylistStoppedTests: XCTestCase {
     func test_aLivePlaylistThatStopsUpdating_failsTheItem_sayingSo() throws {
         let server = try HTTPTestServer(root: try Fixtures.directory())
@@ -124,19 +149,34 @@ final class HLSLivePlaylistStoppedTests: XCTestCase {
         live.advance(segments: 100)  // every segment published: the playlist stays live and never changes again
         let path = "/hls/live_stopped.m3u8"
         live.serve(on: server, at: path)
-        let v = VirtualPlayer(captureAudio: false)
+        let v = VirtualPlayer(mode: .manual, captureAudio: false)
         let item = AVPlayerItem(url: server.url(String(path.dropFirst())))
         let failures = NotificationLog(AVPlayerItem.failedToPlayToEndTimeNotification, object: item)
         v.player.replaceCurrentItem(with: item)
         v.player.play()
-        // One target duration to the first reload, half of one to the next: about 3 s.
-        waitUntil("the item failed", timeout: 30) { item.status == .failed }
+        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        waitUntil("the first reload waited for at 2 s: \(v.clock.pendingDeadlines)", timeout: 30) {
+            v.clock.pendingDeadlines == [CMTime(value: 2, timescale: 1)]
+        }
+        let loaded = server.requestLog.filter { $0.path == path }.count
+        // The clock moves 0.5 s at a time (playing on, with 6 s listed); each time, the reloads due are made.
+        var reloads: [Double] = []
+        while item.status != .failed && v.clock.time.seconds < 10 {
+            v.clock.advance(by: CMTime(value: 1, timescale: 2))
+            let now = v.clock.time
+            waitUntil("the reloads due at \(now.seconds) s made", timeout: 30) {
+                v.clock.pendingDeadlines.contains { $0 > now } || item.status == .failed
+            }
+            let made = server.requestLog.filter { $0.path == path }.count - loaded
+            if made > reloads.count { reloads.append(now.seconds) }
+            if made >= 3 { waitUntil("the item failed", timeout: 30) { item.status == .failed } }
+        }
         let error = try XCTUnwrap(item.error as NSError?)
         XCTAssertEqual(error.domain, AVFoundationErrorDomain)
-        XCTAssertTrue(error.localizedFailureReason?.contains("has not changed") ?? false, "\(error)")
+        XCTAssertTrue(error.localizedFailureReason?.contains("has not changed for 4.0 s") ?? false, "\(error)")
         XCTAssertLessThanOrEqual(failures.count, 1)
-        // It played what was listed first, and reloaded more than once before giving up.
+        // It played what was listed first, and reloaded at 2, 3 and 4 s of the clock before giving up.
         XCTAssertFalse(v.frames.entries.isEmpty)
-        XCTAssertGreaterThanOrEqual(server.requestLog.filter { $0.path == path }.count, 3)
+        XCTAssertEqual(reloads, [2, 3, 4])
     }
 }

@@ -4,10 +4,12 @@ import PlaybackEngine
 
 extension MediaSourceFactory {
     /// How the public layer reads an asset's URL: the source the asset's loading opened, when it is still on the
-    /// ``WarmSourceShelf``; else an `http(s)` URL of an HLS playlist (`.m3u8`, `.m3u`) through the HLS module's own
-    /// playlist and segment layer, files and everything else through libavformat.
+    /// ``WarmSourceShelf`` (an HLS source adopts the player's clock, `SourceOptions.clock`); else an `http(s)` URL of
+    /// an HLS playlist (`.m3u8`, `.m3u`) through the HLS module's own playlist and segment layer, files and
+    /// everything else through libavformat.
     static let avFoundation = MediaSourceFactory { location, sourceOptions, options, cancellation in
         if let warm = WarmSourceShelf.shared.take(location: location, options: sourceOptions, libavformat: options) {
+            (warm as? HLSSource)?.adopt(clock: sourceOptions.clock)
             return warm
         }
         if let url = URL(string: location), WarmSourceShelf.isStreamed(url) {
@@ -82,7 +84,7 @@ final class WarmSourceShelf: @unchecked Sendable {
 
     /// The kept source for `location` opened with `options` and libavformat options `libavformat`, if any (it
     /// leaves the shelf); for a local file, only while the file is the one it opened. The options' clock is not
-    /// compared: a source kept has scheduled nothing yet.
+    /// compared: a source kept has scheduled nothing yet, and the caller gives it its own (``HLSSource/adopt(clock:)``).
     func take(location: String, options: SourceOptions, libavformat: [String: String]) -> (any MediaSource)? {
         let wanted = Self.key(options)
         let (found, expired): (Entry?, [any MediaSource]) = lock.withLock {

@@ -53,7 +53,7 @@ final class HLSInput {
     /// What hears of the live reloads (see ``startRefreshing(onChange:)``), kept to follow a variant switch.
     private var refreshChange: ((HLSPlaylistRefresher.Snapshot) -> Void)?
     /// Reloads a live playlist (nil: VOD, or not started); the playlist adopted from it last.
-    private var refresher: HLSPlaylistRefresher?
+    private(set) var refresher: HLSPlaylistRefresher?
     private var adoptedGeneration = 0
     /// What other threads ask of the wait for a reload (give the thread back; reload nothing for now).
     var readControl = HLSReadControl()
@@ -61,16 +61,24 @@ final class HLSInput {
     /// Seconds before the live edge playback starts at (nil: ``startIndex(of:liveOffset:)``'s default).
     let liveStartOffset: Double?
 
+    /// What the reload schedule and the feed's retry back-off run on (the source's `SourceOptions.clock`); changed
+    /// only before reloading starts (``HLSSource/adopt(clock:)``).
+    var clock: MediaClock {
+        didSet { feed.clock = clock }
+    }
+
     /// The segment reading starts at.
     let startIndex: Int
 
     /// An input of `playlist` whose first stream is the source's `streamOffset`; reading starts at `startIndex`
-    /// (nil: ``startIndex(of:liveOffset:)``'s).
+    /// (nil: ``startIndex(of:liveOffset:)``'s); its reloads and retries wait on `clock`.
     init(
         playlist: HLSMediaPlaylist, streamOffset: Int, client: HLSHTTPClient, parser: HLSParser,
-        liveStartOffset: Double? = nil, startIndex: Int? = nil, isInterrupted: @escaping () -> Bool
+        liveStartOffset: Double? = nil, startIndex: Int? = nil, clock: MediaClock = .host,
+        isInterrupted: @escaping () -> Bool
     ) {
         self.liveStartOffset = liveStartOffset
+        self.clock = clock
         playlistURL = playlist.url
         self.playlist = playlist
         self.streamOffset = streamOffset
@@ -81,7 +89,8 @@ final class HLSInput {
             max(0, startIndex ?? Self.startIndex(of: playlist, liveOffset: liveStartOffset)),
             playlist.segments.count - 1)
         self.startIndex = start
-        feed = SegmentFeed(client: client, playlist: playlist, startIndex: start, isInterrupted: isInterrupted)
+        feed = SegmentFeed(
+            client: client, playlist: playlist, startIndex: start, clock: clock, isInterrupted: isInterrupted)
     }
 
     /// The time base each stream's packets are handed over in, where it is not the stream's own (an input opened
@@ -343,7 +352,7 @@ final class HLSInput {
         refreshChange = onChange
         let refresher = HLSPlaylistRefresher(
             url: playlistURL, playlist: playlist, startMicroseconds: playlistStartMicroseconds, client: client,
-            parser: parser, control: readControl, isInterrupted: isInterrupted, onChange: onChange)
+            parser: parser, control: readControl, clock: clock, isInterrupted: isInterrupted, onChange: onChange)
         self.refresher = refresher
         refresher.start()
     }

@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import PlaybackEngine
 
 /// Reloads one live media playlist on a thread of its own, on RFC 8216 §6.3.4's schedule (every target duration;
 /// half of it after a reload that changed nothing), whether or not the reading thread wants segments: the window and
@@ -14,6 +15,11 @@ import Foundation
 /// ``unchangedLimit`` × its target duration (Apple's players give up after 1.5: "Playlist File unchanged for longer
 /// than 1.5 * target duration"), ``failure`` says so and stays set until a reload changes it; the reader, out of
 /// segments at the live edge, then fails with it. Time spent with reloads suspended does not count.
+///
+/// Time: the schedule and the unchanged rule read ``clock`` (the engine's, through `SourceOptions.clock`): on a
+/// `.manual` virtual clock a reload is due when a test has moved the clock a target duration, and the clock's move
+/// wakes the thread at once. Real time only bounds how long the thread sleeps before it looks again at what nobody
+/// signals (an interruption, suspended reloads: ``pollInterval``); the transfer's own timeout is the HTTP client's.
 ///
 /// Threads: its own ("oavf.hls-reload"); ``snapshot``, ``failure``, ``waitForChange(after:timeout:)`` and ``stop()``
 /// from any thread.
@@ -33,54 +39,71 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
     private let isInterrupted: () -> Bool
     /// Called on the refresher's thread after a reload changed the playlist.
     private let onChange: (Snapshot) -> Void
-    /// Guards `latest`, `stopped` and `lastFailure`; signalled when `latest` changes or the refresher ends.
-    private let condition = NSCondition()
+    /// What the schedule and the unchanged rule read (immutable).
+    let clock: MediaClock
+    /// Guards `latest`, `stopped` and `lastFailure`; signalled when `latest` changes or the refresher ends; the
+    /// refresher's thread waits on it for its next reload.
+    private let condition = ConditionLock()
     private var latest: Snapshot
     private var stopped = false
     private var lastFailure: FFmpegError?
 
+    /// A refresher of the live playlist at `url`, listed as `playlist` now, whose first segment starts at
+    /// `startMicroseconds`; its schedule runs on `clock`. Any thread; nothing runs before ``start()``.
     init(
         url: URL, playlist: HLSMediaPlaylist, startMicroseconds: Int64, client: HLSHTTPClient, parser: HLSParser,
-        control: HLSReadControl, isInterrupted: @escaping () -> Bool, onChange: @escaping (Snapshot) -> Void
+        control: HLSReadControl, clock: MediaClock, isInterrupted: @escaping () -> Bool,
+        onChange: @escaping (Snapshot) -> Void
     ) {
         self.url = url
         self.client = client
         self.parser = parser
         self.control = control
+        self.clock = clock
         self.isInterrupted = isInterrupted
         self.onChange = onChange
         latest = Snapshot(playlist: playlist, startMicroseconds: startMicroseconds, generation: 0)
     }
 
-    /// Starts reloading (once), the first reload one target duration from now.
+    /// Starts reloading (once), the first reload one target duration (of ``clock``) from now: from this call, not
+    /// from whenever the new thread first runs, so that a clock moved after it returns moves the schedule. Any
+    /// thread.
     func start() {
-        let thread = Thread { [self] in run() }
+        let started = clock.nanoseconds
+        let thread = Thread { [self] in run(startedAt: started) }
         thread.name = "oavf.hls-reload"
         thread.start()
     }
 
-    /// Ends the thread within a polling interval (a transfer under way ends at its next wait).
+    /// Ends the thread at its next wait (a transfer under way ends at its own next wait). Any thread.
     func stop() {
         condition.withLock { stopped = true }
         condition.broadcast()
     }
 
-    /// The latest playlist.
+    /// The latest playlist. Any thread.
     var snapshot: Snapshot { condition.withLock { latest } }
 
-    /// Why the last reload failed (nil after a successful one).
+    /// Why the last reload failed (nil after a successful one). Any thread.
     var failure: FFmpegError? { condition.withLock { lastFailure } }
 
-    /// Waits at most `timeout` seconds for a snapshot newer than `generation`.
+    /// Waits at most `timeout` seconds of real time for a snapshot newer than `generation` (a change wakes it at
+    /// once). Real time on purpose: the timeout is how often the caller looks at its own flags (an interruption, a
+    /// wake request), not a schedule. Any thread.
     func waitForChange(after generation: Int, timeout: TimeInterval) {
         condition.withLock {
             if latest.generation == generation && !stopped {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+                condition.wait(timeout: timeout)
             }
         }
     }
 
+    /// Whether ``stop()`` was called or the source is interrupted. Any thread.
     private var isStopped: Bool { condition.withLock { stopped } || isInterrupted() }
+
+    /// Seconds of real time the thread waits at most before it looks again at what nobody signals (an
+    /// interruption, suspended reloads): a reaction time, not part of the schedule.
+    static let pollInterval = 0.05
 
     /// How many target durations a live playlist may stay unchanged before it counts as stopped.
     static let unchangedLimit = 1.5
@@ -89,26 +112,30 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
     /// specification asks for) before it counts as stopped: one late reload on a busy machine is not enough.
     static let unchangedReloadsToGiveUp = 2
 
-    private func run() {
-        var lastReload = Date()
+    /// The refresher's thread: reloads when due on ``clock`` (from `started`, its reading when ``start()`` was
+    /// called) until stopped, interrupted, or the playlist ends.
+    private func run(startedAt started: UInt64) {
+        var lastReload = started
         var changed = true
         // Since when reloads have found the playlist unchanged (or reloading resumed), and how many did in a row.
-        var unchangedSince = Date()
+        var unchangedSince = started
         var unchangedReloads = 0
         while !isStopped {
             let current = snapshot
             let target = current.playlist.targetDuration
-            let due = lastReload.addingTimeInterval(changed ? target : target / 2)
             if control.reloadsSuspended {
-                unchangedSince = Date()
+                unchangedSince = clock.nanoseconds
                 unchangedReloads = 0
-                Thread.sleep(forTimeInterval: 0.05)
+                condition.withLock {
+                    if !stopped { condition.wait(timeout: Self.pollInterval) }
+                }
                 continue
             }
-            if Date() < due {
-                Thread.sleep(forTimeInterval: min(0.05, max(0.005, due.timeIntervalSinceNow)))
-                continue
+            let due = lastReload &+ MediaClock.nanoseconds(changed ? target : target / 2)
+            let isDue = condition.withLock {
+                !stopped && clock.wait(on: condition, until: due, slice: Self.pollInterval)
             }
+            guard isDue else { continue }
             let reloaded: HLSPlaylist
             do {
                 reloaded = try HLSSource.load(
@@ -117,11 +144,11 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
                 if isStopped { return }
                 condition.withLock { lastFailure = error }
                 condition.broadcast()
-                lastReload = Date()
+                lastReload = clock.nanoseconds
                 changed = false
                 continue
             }
-            lastReload = Date()
+            lastReload = clock.nanoseconds
             guard case .media(let playlist) = reloaded else {
                 condition.withLock {
                     lastFailure = FFmpegError(
@@ -135,10 +162,10 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             let listedEnd = old.mediaSequence + old.segments.count
             let reloadedEnd = playlist.mediaSequence + playlist.segments.count
             changed = reloadedEnd != listedEnd || playlist.hasEndList != old.hasEndList
-            let unchangedFor = Date().timeIntervalSince(unchangedSince)
+            let unchangedFor = Double(lastReload &- min(unchangedSince, lastReload)) / 1e9
             unchangedReloads = changed ? 0 : unchangedReloads + 1
             if changed {
-                unchangedSince = Date()
+                unchangedSince = lastReload
                 condition.withLock { lastFailure = nil }
             } else if target > 0, unchangedFor > Self.unchangedLimit * target,
                 unchangedReloads >= Self.unchangedReloadsToGiveUp

@@ -76,7 +76,7 @@ extension HLSSource {
                 }
                 let input = HLSInput(
                     playlist: playlist, streamOffset: 0, client: client, parser: parser,
-                    liveStartOffset: sourceOptions.liveStartOffset, startIndex: start,
+                    liveStartOffset: sourceOptions.liveStartOffset, startIndex: start, clock: sourceOptions.clock,
                     isInterrupted: { [interruptFlag, cancellation] in
                         interruptFlag.isAborted || cancellation.isCancelled
                     })

@@ -25,7 +25,9 @@ import PlaybackEngine
 package final class HLSSource: MediaSource, @unchecked Sendable {
     /// The presentation's URL (a multivariant or a media playlist).
     package let url: URL
-    package let sourceOptions: SourceOptions
+    /// How it is opened; its clock is replaced by ``adopt(clock:)`` (before playback reads the source), nothing else
+    /// changes. The thread that owns the source.
+    package private(set) var sourceOptions: SourceOptions
     /// At most this many alternate audio renditions are opened beside the variant.
     static let maximumRenditions = 8
 
@@ -132,7 +134,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         let openInput = { [self] (playlist: HLSMediaPlaylist, isMain: Bool) throws(FFmpegError) -> HLSInput in
             let input = HLSInput(
                 playlist: playlist, streamOffset: 0, client: client, parser: parser,
-                liveStartOffset: sourceOptions.liveStartOffset, isInterrupted: isInterrupted)
+                liveStartOffset: sourceOptions.liveStartOffset, clock: sourceOptions.clock, isInterrupted: isInterrupted
+            )
             input.readControl = readControl
             // The variant's segments are the log's main ones; the others are audio renditions'. Only the variant's
             // segments are scanned for emsg ID3 tags (a rendition's timeline is shifted by its own edit list).
@@ -304,6 +307,16 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     }
 
     package var variantControl: VariantControl? { control }
+
+    /// Runs the source's schedules (live reloads, the unchanged-playlist rule, retry back-off) on `clock` from now
+    /// on: a source an asset's loading opened (on the host clock) and a player on its own clock then plays
+    /// (`WarmSourceShelf`). Call before playback reads it: its reloads start at its first read, and between reads
+    /// nothing waits on its clock. The thread that owns the source (see ``MediaSource``), before it hands it on.
+    package func adopt(clock: MediaClock) {
+        assert(!isRefreshing, "HLSSource.adopt(clock:) after the reloads started")
+        sourceOptions.clock = clock
+        for input in readInputs { input.clock = clock }
+    }
 
     /// Gives a rendition's stream the rendition's language, name and default flag.
     private static func describe(_ stream: inout StreamInfo, as rendition: HLSRendition) {

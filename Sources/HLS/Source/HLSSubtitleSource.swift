@@ -74,7 +74,8 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
         if media.isLive {
             let refresher = HLSPlaylistRefresher(
                 url: media.url, playlist: media, startMicroseconds: 0, client: client, parser: parser,
-                control: readControl, isInterrupted: { [interruptFlag] in interruptFlag.isAborted }, onChange: { _ in })
+                control: readControl, clock: sourceOptions.clock,
+                isInterrupted: { [interruptFlag] in interruptFlag.isAborted }, onChange: { _ in })
             self.refresher = refresher
             refresher.start()
         }

@@ -11,14 +11,16 @@ import PlaybackEngine
 final class SegmentFeed: ByteStreamReader {
     /// At most this many bytes of a playlist, key or init section are held (segments stream).
     static let maximumWholeFetch = 16 << 20
-    /// A failed segment request is tried again this many times (after 0.25, 0.5, 1 s), resuming where its bytes
-    /// stopped when it can; then the segment is skipped.
+    /// A failed segment request is tried again this many times (after 0.25, 0.5, 1 s of ``clock``:
+    /// ``backOff(try:)``), resuming where its bytes stopped when it can; then the segment is skipped.
     static let retries = 3
     /// This many segments skipped one after another end the stream with the last failure (a server gone).
     static let maximumSkippedInARow = 3
 
     private let client: HLSHTTPClient
     private let isInterrupted: () -> Bool
+    /// What the retry back-off waits on (the source's `SourceOptions.clock`).
+    var clock: MediaClock
     private(set) var playlist: HLSMediaPlaylist
     /// Index in ``playlist``'s segments of the next segment to start.
     private(set) var nextIndex: Int
@@ -85,8 +87,14 @@ final class SegmentFeed: ByteStreamReader {
     /// libavformat's MP4 demuxer skips those boxes).
     var eventScanner: EmsgID3Scanner?
 
-    init(client: HLSHTTPClient, playlist: HLSMediaPlaylist, startIndex: Int, isInterrupted: @escaping () -> Bool) {
+    /// A feed of `playlist`'s segments from `startIndex` on, fetched through `client`; its retries wait on `clock`.
+    /// The reading thread.
+    init(
+        client: HLSHTTPClient, playlist: HLSMediaPlaylist, startIndex: Int, clock: MediaClock = .host,
+        isInterrupted: @escaping () -> Bool
+    ) {
         self.client = client
+        self.clock = clock
         self.playlist = playlist
         self.nextIndex = startIndex
         self.isInterrupted = isInterrupted
@@ -269,12 +277,10 @@ final class SegmentFeed: ByteStreamReader {
         let resumable = !encrypted || deliveredInSegment == 0
         if triesOfSegment < Self.retries && resumable {
             triesOfSegment += 1
-            let pause = 0.25 * Double(1 << (triesOfSegment - 1))
-            let until = Date().addingTimeInterval(pause)
-            while Date() < until {
-                if isInterrupted() { throw FFmpegError.exit }
-                Thread.sleep(forTimeInterval: min(0.05, max(0, until.timeIntervalSinceNow)))
-            }
+            // On the source's clock: a virtual one lets the retry go only when a test moves it (looking at the
+            // interruption every 50 ms of real time meanwhile).
+            let retryAt = clock.deadline(after: Self.backOff(try: triesOfSegment))
+            guard clock.sleep(until: retryAt, isInterrupted: isInterrupted) else { throw FFmpegError.exit }
             do {
                 current = (index, try start(segment: segment, skippingBytes: deliveredInSegment))
             } catch {
@@ -290,6 +296,11 @@ final class SegmentFeed: ByteStreamReader {
         }
         // Skipped: the demuxer sees the next segment's bytes next (MPEG-TS resynchronises on its packets).
         onSegmentFinished?(index)
+    }
+
+    /// Seconds to wait before retry `n` (1-based) of a segment: 0.25 s, doubling with each retry.
+    static func backOff(try n: Int) -> Double {
+        0.25 * Double(1 << max(0, min(n - 1, 16)))
     }
 
     /// Starts the download of the segment after `index`, so that it arrives while this one is demuxed (from another
