@@ -8,6 +8,10 @@ import PlaybackEngine
 /// sample per variant segment, not one per look: a segment slowed by a throttle just lifted does not drag down the
 /// fast one after it.
 ///
+/// Real time, whatever clock the source's schedules run on: a transfer's duration is the network's (measured on the
+/// monotonic host clock by ``HTTPBodyStream``), which a virtual clock cannot stand for — bytes arrive while it stands
+/// still. A test controls the measured bit rate with the loopback server's throttle, not with the clock.
+///
 /// Owned by the source's reading thread.
 final class BandwidthMeter {
     private let log: NetworkLog

@@ -10,7 +10,10 @@ import FoundationNetworking
 /// requests), streaming each body into an ``HTTPBodyStream`` as it arrives.
 ///
 /// Only `http` and `https` are fetched, also across redirects: a remote playlist can never make the player read a
-/// local file or another scheme. Thread-safe; ``invalidate()`` ends every transfer.
+/// local file or another scheme. A request that receives nothing for `SourceOptions.readTimeoutMicroseconds` (15 s)
+/// fails: that timeout is URLSession's and runs in real time, not on the source's clock (`SourceOptions.clock`) — it
+/// protects against a dead server, and a virtual clock standing still must not keep a dead transfer alive. Thread-safe;
+/// ``invalidate()`` ends every transfer.
 final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let options: SourceOptions
     /// Where finished transfers and failed requests are recorded.

@@ -9,6 +9,13 @@ import FoundationNetworking
 /// The body of one HTTP response as it arrives: the network side appends, one reader takes bytes out, blocking until
 /// they arrive, the body ends, the transfer fails or the reader's source is interrupted.
 ///
+/// Real time, whatever clock the source's schedules run on (`SourceOptions.clock`): the download's duration is what
+/// the bandwidth estimate and the access log measure of the network, which a virtual clock does not see (bytes
+/// arrive while it stands still), so it is taken on the monotonic host clock (``MonotonicTime``; never wall time,
+/// which can jump). The reader's 50 ms waits only bound how soon it notices an interruption, and a server that stops
+/// sending is the HTTP client's request timeout (`SourceOptions.readTimeoutMicroseconds`, 15 s), also real time: it
+/// protects against a dead server, which no test clock should be able to hold back or hasten.
+///
 /// Thread-safe: URLSession's delegate queue writes, the demux (or preparation) thread reads.
 final class HTTPBodyStream: @unchecked Sendable {
     /// The URL asked for.
@@ -21,8 +28,11 @@ final class HTTPBodyStream: @unchecked Sendable {
     let indicatedBitrate: Double?
     /// What it carries, for the log.
     let content: NetworkLog.Transfer.Content
-    /// When it was asked for (the client hands the request to the session right after).
+    /// When it was asked for (the client hands the request to the session right after): the wall-clock date the
+    /// logs show.
     let started = Date()
+    /// The same instant on the monotonic clock (seconds), which durations are measured from.
+    private let startedMonotonic = MonotonicTime.now
     private let condition = NSCondition()
     /// Guarded by `condition`: bytes received and not yet read.
     private var pending = Data()
@@ -36,8 +46,8 @@ final class HTTPBodyStream: @unchecked Sendable {
     private var expectedLength: Int64?
     /// Set by ``cancel()``: what still arrives is dropped.
     private var abandoned = false
-    /// When the response, then each of the body's bytes, last arrived (network side).
-    private var lastArrival: Date?
+    /// When the response, then each of the body's bytes, last arrived (network side; monotonic seconds).
+    private var lastArrival: Double?
 
     init(
         url: URL, kind: NetworkLog.Transfer.Kind = .other, mediaDuration: TimeInterval = 0,
@@ -55,7 +65,7 @@ final class HTTPBodyStream: @unchecked Sendable {
     /// (the body is buffered as it arrives, whether or not anybody reads it), so neither the bandwidth estimate nor
     /// the access log counts the time a body waited for a paused or busy consumer.
     var downloadDuration: TimeInterval {
-        condition.withLock { (lastArrival ?? Date()).timeIntervalSince(started) }
+        condition.withLock { (lastArrival ?? MonotonicTime.now) - startedMonotonic }
     }
 
     /// The response's HTTP status (nil before the response).
@@ -68,7 +78,7 @@ final class HTTPBodyStream: @unchecked Sendable {
 
     func received(response: HTTPURLResponse) {
         condition.withLock {
-            lastArrival = Date()
+            lastArrival = MonotonicTime.now
             status = response.statusCode
             finalURL = response.url
             expectedLength = response.expectedContentLength > 0 ? response.expectedContentLength : nil
@@ -90,7 +100,7 @@ final class HTTPBodyStream: @unchecked Sendable {
             }
             pending.append(data)
             received += Int64(data.count)
-            if !data.isEmpty { lastArrival = Date() }
+            if !data.isEmpty { lastArrival = MonotonicTime.now }
             condition.broadcast()
         }
     }
