@@ -125,6 +125,8 @@ final class HLSClosedCaptionTests: XCTestCase {
         let expected = Fixture.closedCaptions.flatMap {
             [([$0.text], firstPicture + $0.start), ([], firstPicture + $0.end)]
         }
+        // Deliveries reach the delegate's queue asynchronously: the last may still be on its way.
+        waitUntil("\(expected.count) deliveries") { log.deliveries.count >= expected.count }
         let got = log.deliveries
         XCTAssertEqual(got.map(\.texts), expected.map(\.0))
         for (g, e) in zip(got, expected) {
@@ -140,7 +142,9 @@ final class HLSClosedCaptionTests: XCTestCase {
             play(v, item, until: 4)
             XCTAssertNil(item.error, name)
             let expected = captions.flatMap { [([$0.text], firstPicture + $0.start), ([], firstPicture + $0.end)] }
-            let got = log.deliveries
+            // Deliveries reach the delegate's queue asynchronously: the last may still be on its way.
+        waitUntil("\(expected.count) deliveries") { log.deliveries.count >= expected.count }
+        let got = log.deliveries
             XCTAssertEqual(got.map(\.texts), expected.map(\.0), name)
             for (g, e) in zip(got, expected) {
                 XCTAssertEqual(g.time, e.1, accuracy: 0.0015, "\(name): \(e.0)")
@@ -165,6 +169,7 @@ final class HLSClosedCaptionTests: XCTestCase {
         let (v, item, log, firstPicture) = try pausedItem(selecting: "English CC")
         play(v, item, until: firstPicture + 1.6)
         let first = Fixture.closedCaptions[0]
+        waitUntil("the caption and its end delivered") { log.deliveries.count >= 2 }
         XCTAssertEqual(log.deliveries.map(\.texts), [[first.text], []])
         let group = try XCTUnwrap(item.asset.mediaSelectionGroup(forMediaCharacteristic: .legible))
         item.select(nil, in: group)

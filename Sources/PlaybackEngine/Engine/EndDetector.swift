@@ -14,7 +14,7 @@ struct EndDetector {
     /// and the media stopped well short of it (seconds).
     static let lastPictureAllowance = 1.0
 
-    /// What ``evaluate(_:at:end:forwardEnd:audioPlayed:renderer:realTime:)`` found.
+    /// What ``evaluate(_:at:end:forwardEnd:audioPlayed:renderer:realTime:heard:)`` found.
     enum Outcome: Equatable {
         /// Playback goes on.
         case playing
@@ -26,20 +26,23 @@ struct EndDetector {
 
     /// Whether playback of `session` at playhead `t` has ended. `end`: where the item ends (forward end time, else
     /// its duration); `forwardEnd`: the forward end time; `audioPlayed`: whether audio is heard (it must drain);
-    /// `realTime`: let the last picture's time (and the device buffer) run out first.
+    /// `realTime`: let the last picture's time (and the device buffer) run out first. `heard`: the audio clock's time
+    /// when audio is heard — the playback clock follows it without ever going back, so it may run ahead of it (a
+    /// device thread starved on a loaded machine): the audio still to be heard is not cut at the end.
     func evaluate(
         _ session: ItemSession, at t: CMTime, end: CMTime?, forwardEnd: CMTime?, audioPlayed: Bool,
-        renderer: AudioRenderer, realTime: Bool
+        renderer: AudioRenderer, realTime: Bool, heard: CMTime? = nil
     ) -> Outcome {
         let reachedEndTime = forwardEnd.map { t >= $0 } ?? false
         // At the end of the item's timeline a last partial audio frame past the (rounded) duration does not hold
         // playback up. Audio that is not heard (no device, unsupported rate) is discarded: its decoder finishing
         // is enough.
         let atEnd = end.map { t >= $0 } ?? false
+        let heardAtEnd = end.map { (heard ?? t) >= $0 } ?? false
         let audioDone =
             !session.hasAudio
             || (audioPlayed
-                ? renderer.isDrained || (atEnd && session.isAudioDecoderFinished)
+                ? renderer.isDrained || (heardAtEnd && session.isAudioDecoderFinished)
                 : session.isAudioDecoderFinished)
         // Pictures past the end of the timeline can never be shown (a header stating a duration shorter than its
         // streams): at the end, video counts as done whatever its queue still holds, or playback would wait for ever

@@ -382,12 +382,13 @@ final class EngineCore {
         seeks.request(session, to: target, mode: .window(before: .zero, after: .positiveInfinity), completion: nil)
     }
 
-    /// Detects the end of forward playback at `t` and applies the end action; true when the item ended.
-    func checkEnd(_ session: ItemSession, at t: CMTime, end: CMTime?) -> Bool {
+    /// Detects the end of forward playback at `t` and applies the end action; true when the item ended. `heard`: the
+    /// audio clock's time, when audio is heard (the playback clock only follows it, and may be ahead of it).
+    func checkEnd(_ session: ItemSession, at t: CMTime, end: CMTime?, heard: CMTime? = nil) -> Bool {
         let outcome = endDetector.evaluate(
             session, at: t, end: end, forwardEnd: session.forwardEndTime,
             audioPlayed: audio.plays(rate: transport.rate, algorithm: transport.algorithm),
-            renderer: audio.renderer, realTime: configuration.virtualClock == nil)
+            renderer: audio.renderer, realTime: configuration.virtualClock == nil, heard: heard)
         switch outcome {
         case .playing:
             return false

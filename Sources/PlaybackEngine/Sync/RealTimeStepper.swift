@@ -34,13 +34,15 @@ final class RealTimeStepper {
         audio.resumeDevice()
         let host = transport.hostNow()
         var t = transport.time(at: host)
+        var heard: CMTime?
         // Audio is the master clock when it plays: the playback clock follows it (pulled towards it, never moved
         // back). Once audio has drained (a time-pitch stage keeps its last latency of media) the clock runs on by
         // itself to the end.
         let audioPlayed = session.hasAudio && audio.plays(rate: rate, algorithm: transport.algorithm)
-        if audioPlayed, !audio.renderer.isDrained, let heard = audio.renderer.clockTime(host: host) {
-            transport.follow(heard, at: host, rate: rate)
+        if audioPlayed, !audio.renderer.isDrained, let audioTime = audio.renderer.clockTime(host: host) {
+            transport.follow(audioTime, at: host, rate: rate)
             t = transport.time(at: host)
+            heard = audioTime
         }
         if !audioPlayed { audio.renderer.discard(before: t) }
         let end = core.endTime(session)
@@ -52,7 +54,7 @@ final class RealTimeStepper {
         core.presenter.presentDue(session, upTo: t, untimed: false)
         core.presenter.presentEarly(session, upTo: t, rate: rate)
         core.advanceObservers(to: t)
-        if core.checkEnd(session, at: t, end: end) { return 0 }
+        if core.checkEnd(session, at: t, end: end, heard: heard) { return 0 }
         core.publishBuffer(session)
         // Sleep until the next picture is due, at most the refresh interval.
         if let (next, _) = session.videoFrames?.peek() {
