@@ -143,8 +143,8 @@ final class HLSClosedCaptionTests: XCTestCase {
             XCTAssertNil(item.error, name)
             let expected = captions.flatMap { [([$0.text], firstPicture + $0.start), ([], firstPicture + $0.end)] }
             // Deliveries reach the delegate's queue asynchronously: the last may still be on its way.
-        waitUntil("\(expected.count) deliveries") { log.deliveries.count >= expected.count }
-        let got = log.deliveries
+            waitUntil("\(expected.count) deliveries") { log.deliveries.count >= expected.count }
+            let got = log.deliveries
             XCTAssertEqual(got.map(\.texts), expected.map(\.0), name)
             for (g, e) in zip(got, expected) {
                 XCTAssertEqual(g.time, e.1, accuracy: 0.0015, "\(name): \(e.0)")
