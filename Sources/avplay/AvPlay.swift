@@ -17,6 +17,7 @@ struct AvPlay {
                  avplay seek-bench FILE|URL --mode scrub --from T --by D --count N
                  avplay seek-bench FILE|URL --mode back-steps --from T --count N
                  avplay seek-bench FILE|URL --mode first-picture
+                 avplay memory-bench FILE|URL [--cycles N1,N2,…] [--play S] [--settle S]
 
         Plays the inputs in order (an AVQueuePlayer) with sound and a status line on the terminal:
         state, time / duration, progress and buffered range, rate, volume, A/V tracks, dropped frames,
@@ -88,6 +89,14 @@ struct AvPlay {
                               times N step(byCount: -1) after an exact seek to T; --mode first-picture opens the
                               file and exits once the output has its first picture
 
+        Memory (an app's loop on one AVPlayer, in real time; for make bench):
+         avplay memory-bench FILE
+                              cycles of: a new AVPlayerItem made current, ready, played 1 s (--play S), an exact
+                              seek to the middle, paused and released (replaceCurrentItem(with: nil)); after the
+                              cycles --cycles lists (default 5,65; 0: before the first) and --settle S seconds
+                              (default 0.5) prints the resident memory (VmRSS, anonymous and file-backed), glibc's
+                              heap (in use, held, arenas) and the threads
+
         Environment:
          SDL_AUDIODRIVER      SDL's audio driver: dummy discards sound (use it without a sound card),
                               disk writes it to SDL_DISKAUDIOFILE; without any audio device the
@@ -129,6 +138,9 @@ struct AvPlay {
         case "seek-bench":
             args.removeFirst()
             exit(await SeekBenchCommand.run(args))
+        case "memory-bench":
+            args.removeFirst()
+            exit(await MemoryBenchCommand.run(args))
         default:
             if command == "play" { args.removeFirst() }
             guard let options = PlayCommand.parse(args) else {

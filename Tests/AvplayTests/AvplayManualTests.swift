@@ -40,8 +40,8 @@ final class AvplayManualTests: XCTestCase {
         XCTAssertEqual(
             sections,
             [
-                "NAME", "SYNOPSIS", "DESCRIPTION", "BASIC OPTIONS", "KEYS", "INFO", "FRAMES", "ENVIRONMENT",
-                "EXIT STATUS",
+                "NAME", "SYNOPSIS", "DESCRIPTION", "BASIC OPTIONS", "KEYS", "INFO", "FRAMES", "MEMORY",
+                "ENVIRONMENT", "EXIT STATUS",
             ])
         // Every option of the help is on the page (roff spells `-` as `\-`), as a tagged paragraph where the help
         // lists it as an item.
@@ -92,7 +92,7 @@ final class AvplayManualTests: XCTestCase {
 
     func test_bashCompletion_offersEverySubcommandAndOption() throws {
         let help = try help()
-        let subcommands = ["play", "info", "frame", "thumbs", "decode-bench", "seek-bench"]
+        let subcommands = ["play", "info", "frame", "thumbs", "decode-bench", "seek-bench", "memory-bench"]
         for subcommand in subcommands where subcommand != "play" {
             XCTAssertTrue(help.contains("avplay \(subcommand) "), "\(subcommand) is in the help")
         }
