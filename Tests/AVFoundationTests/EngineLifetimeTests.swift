@@ -73,6 +73,35 @@ final class EngineLifetimeTests: XCTestCase {
         XCTAssertEqual(ThreadCensus.names(withPrefix: "oavf."), [], "shutdown joined every thread")
     }
 
+    /// A session that left the queue is freed by the engine iteration that applied the change: the commands the
+    /// engine took are let go once applied, not kept (with the session they name and its packet queues) until its next
+    /// iteration, which an idle engine runs a second later. What the test counts: the seek of the session posted after
+    /// the queue emptied completes once, `false`, and by then nothing holds the session.
+    func test_sessionThatLeftTheQueue_isFreedByTheIterationThatAppliedIt() throws {
+        weak var released: ItemSession?
+        let results = LockedBox<[Bool]>([])
+        let engine: PlayerEngine
+        do {
+            let (made, session) = try engineWithItem()
+            engine = made
+            released = session
+            let ready = LockedBox(0)
+            engine.onEvent = { event in
+                if case .itemReady = event { ready.withLock { $0 += 1 } }
+            }
+            waitUntil("the item is ready") { ready.withLock { $0 } == 1 }
+            engine.setQueue([])
+            // The last command the engine takes names the session.
+            engine.seek(session, to: CMTime(value: 1, timescale: 1), exact: true) { ok in
+                results.withLock { $0.append(ok) }
+            }
+        }
+        waitUntil("the seek completed") { !results.withLock { $0 }.isEmpty }
+        XCTAssertEqual(results.withLock { $0 }, [false], "the seek of a session not queued completes once, false")
+        XCTAssertNil(released, "the session is freed once the engine has applied the commands that named it")
+        engine.shutdown()
+    }
+
     func test_seeksPostedAroundShutdown_completeOnce_withFalse() throws {
         // A seek posted while the engine thread is between taking its commands and seeing the stop was never applied
         // nor completed (a whole-suite ThreadSanitizer run caught it once). Every seek posted before the stop now

@@ -44,7 +44,9 @@ final class EngineCore {
     private var decodingRate: (session: UUID, rate: Float)?
     /// The last command applied.
     private var processed: UInt64 = 0
-    /// Commands taken from the mailbox (storage reused).
+    /// Commands taken from the mailbox (storage reused); emptied as soon as they are applied, so that what they carry
+    /// (sessions, completions, sinks) is not kept alive while the engine sleeps: a session released by a queue change
+    /// lived on in the last batch, with its packet queues, until the next iteration (up to ``idleInterval`` later).
     private var batch: [EngineCommand] = []
     /// Loop iterations run (the preroll rule counts them).
     private(set) var iteration: UInt64 = 0
@@ -91,10 +93,12 @@ final class EngineCore {
                 apply(command)
                 processed = command.sequence
             }
+            let applied = !batch.isEmpty
+            batch.removeAll(keepingCapacity: true)
             if mailbox.isStopRequested { break }
             iteration &+= 1
             settlePrerolls()
-            if !batch.isEmpty { publishSnapshot() }
+            if applied { publishSnapshot() }
             var sleep = step()
             // A rate command that left the time control as it was is confirmed, so an owner that set it provisionally
             // hears what the engine reached as of that command.
