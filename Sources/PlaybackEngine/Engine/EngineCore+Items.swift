@@ -14,6 +14,7 @@ extension EngineCore {
             session.startCompletions = []
             session.stop()
         }
+        if !gone.isEmpty && items.items.isEmpty { becameEmpty = true }
     }
 
     /// The current item changed (from `old`): playback stops at zero of the new one; seeks of other items are
@@ -158,6 +159,7 @@ extension EngineCore {
             outbox.emit(.currentItemChanged(from: old, to: next))
             if next == nil {
                 transport.setTimeControl(transport.rate != 0 ? .waiting(.noItemToPlay) : .paused)
+                becameEmpty = old != nil
             }
             if let old { outbox.call { old.stop() } }
         }

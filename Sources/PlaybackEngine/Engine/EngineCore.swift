@@ -48,6 +48,9 @@ final class EngineCore {
     /// (sessions, completions, sinks) is not kept alive while the engine sleeps: a session released by a queue change
     /// lived on in the last batch, with its packet queues, until the next iteration (up to ``idleInterval`` later).
     private var batch: [EngineCommand] = []
+    /// The queue emptied this iteration (its last items left and were stopped): once the iteration has delivered its
+    /// events and calls, nothing of theirs is held and the allocator's free memory goes back (``FreeMemory``).
+    var becameEmpty = false
     /// Loop iterations run (the preroll rule counts them).
     private(set) var iteration: UInt64 = 0
     /// `preroll(atRate:)` completions not made yet; `armed` once an iteration has passed since the request, so a
@@ -109,6 +112,10 @@ final class EngineCore {
             reportPlayhead()
             publishSnapshot()
             outbox.deliver(to: mailbox.eventHandler)
+            if becameEmpty {
+                becameEmpty = false
+                if items.items.isEmpty { FreeMemory.release() }
+            }
             // A preroll waiting to be settled is looked at again soon.
             if !prerolls.isEmpty { sleep = min(sleep, Self.refreshInterval) }
             mailbox.sleep(upTo: sleep)
