@@ -12,7 +12,7 @@ import Glibc
 /// rises to the largest block freed, up to 32 MiB), so they stay in arenas too. After five 1080p items were played
 /// and released, 0.7 MiB was still in use but the arenas held 30–38 MiB of resident free memory; `malloc_trim(0)`
 /// hands the free pages of every arena back (`madvise`, keeping the address space), and the idle player then sits at
-/// about 74 MiB instead of 107 (README "Idle memory"; `make bench` row 15). The next item faults its pages in again.
+/// 74–85 MiB instead of 107–108 (README "Idle memory"; `make bench` row 15). The next item faults its pages in again.
 /// Only an empty queue trims: a player changing items reuses that memory at once.
 ///
 /// `malloc_trim` is looked up with `dlsym` (the Swift Glibc module does not import `<malloc.h>`); a C library without
