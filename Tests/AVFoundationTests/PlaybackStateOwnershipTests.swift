@@ -55,9 +55,9 @@ final class PlaybackStateOwnershipTests: XCTestCase {
         playing = false
         player.pause()
 
-        // Every 10 ms of the 2.5 s, give or take the start and the end (it was every 21 ms, a device buffer, while the
-        // clock stepped with the audio callbacks).
-        XCTAssertGreaterThan(delivered.count, 150, "the observer fired every 10 ms while playing")
+        // It fired (about every 10 ms on an idle machine — 250 times; every 21 ms, a device buffer, while the clock
+        // stepped with the audio callbacks — but how often is up to the scheduler on a loaded one: not asserted).
+        XCTAssertGreaterThan(delivered.count, 20, "the observer fired while playing")
         let series = [(delivered, "delivered"), (read, "currentTime() at deliveries"), (sampled, "currentTime()")]
         for (series, name) in series {
             let backwards = zip(series, series.dropFirst()).filter { $1 < $0 }
