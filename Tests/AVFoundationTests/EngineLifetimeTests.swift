@@ -86,7 +86,7 @@ final class EngineLifetimeTests: XCTestCase {
             engine = made
             released = session
             let ready = LockedBox(0)
-            engine.onEvent = { event in
+            engine.onEvent = { event, _ in
                 if case .itemReady = event { ready.withLock { $0 += 1 } }
             }
             waitUntil("the item is ready") { ready.withLock { $0 } == 1 }
