@@ -163,7 +163,8 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
         }
         if let reason = Self.noSoundSystem() {
             throw AudioSinkError(
-                "No audio device: \(reason). Set SDL_AUDIODRIVER=dummy, or disk with SDL_DISKAUDIOFILE=<path>.")
+                "No audio device: \(reason). Set SDL_AUDIODRIVER=dummy, or disk with SDL_DISKAUDIOFILE=<path>.",
+                noSoundSystem: true)
         }
         lock.lock()
         defer { lock.unlock() }
@@ -272,6 +273,12 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
 
     /// Whether a device is open.
     package var isOpen: Bool { lock.withLock { device != 0 } }
+
+    /// Whether the open device was lost: SDL stops a device that disappears (`SDL_AUDIO_STOPPED` while open; SDL
+    /// reads its own atomic flag, no SDL lock is taken).
+    package var isDisconnected: Bool {
+        lock.withLock { device != 0 && SDL_GetAudioDeviceStatus(device) == SDL_AUDIO_STOPPED }
+    }
 
     /// Whether the device is paused (true from open until resume, and when closed).
     package var isPaused: Bool { lock.withLock { device == 0 || paused } }

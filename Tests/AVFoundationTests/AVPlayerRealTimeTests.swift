@@ -63,9 +63,15 @@ final class AVPlayerRealTimeTests: XCTestCase {
         XCTAssertEqual(tones[0].frequency ?? 0, 440, accuracy: 2)
     }
 
-    func test_noAudioDevice_playsOnTheSystemClock_andLogsWhy() throws {
-        setenv("SDL_AUDIODRIVER", "nonexistent-driver", 1)
-        defer { unsetenv("SDL_AUDIODRIVER") }
+    /// A machine with no sound system at all (no sound card, no sound server, no driver named — this one, and CI's)
+    /// plays on the system clock and logs why (a difference from Apple's systems, which always have an output).
+    func test_noSoundSystem_playsOnTheSystemClock_andLogsWhy() throws {
+        unsetenv("SDL_AUDIODRIVER")
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/nonexistent"
+        for path in ["/dev/snd", runtime + "/pulse/native", runtime + "/pipewire-0"]
+        where FileManager.default.fileExists(atPath: path) {
+            throw XCTSkip("this machine has a sound system (\(path))")
+        }
         let player = AVPlayer()
         let item = AVPlayerItem(url: try fixture(.audioOnly))
         item.forwardPlaybackEndTime = CMTime(value: 1, timescale: 2)
@@ -76,5 +82,22 @@ final class AVPlayerRealTimeTests: XCTestCase {
         XCTAssertEqual(item.currentTime(), CMTime(value: 1, timescale: 2))
         let log = try XCTUnwrap(item.errorLog())
         XCTAssertTrue(log.events.contains { $0.errorComment?.contains("No audio device") == true })
+        XCTAssertEqual(player.status, .readyToPlay)
+    }
+
+    /// A sound system whose device cannot be opened (here a driver that does not exist) is the player's failure, as
+    /// on Apple's systems: `status` `.failed` with the error, and nothing plays.
+    func test_audioDeviceThatCannotOpen_failsThePlayer() throws {
+        setenv("SDL_AUDIODRIVER", "nonexistent-driver", 1)
+        defer { unsetenv("SDL_AUDIODRIVER") }
+        let player = AVPlayer()
+        let item = AVPlayerItem(url: try fixture(.audioOnly))
+        player.replaceCurrentItem(with: item)
+        player.play()
+        waitUntil("failed", timeout: 10) { player.status == .failed }
+        let error = try XCTUnwrap(player.error as NSError?)
+        XCTAssertEqual(error.code, AVError.Code.deviceNotConnected.rawValue)
+        XCTAssertTrue(error.localizedFailureReason?.contains("nonexistent-driver") == true, "\(error)")
+        XCTAssertEqual(item.currentTime(), .zero)
     }
 }

@@ -151,7 +151,8 @@ final class EngineEventHistoryTests: XCTestCase {
         XCTAssertEqual(h.engine.currentTime(of: a), .zero)
     }
 
-    /// A file that does not exist fails to prepare; playing it then waits (the engine does not skip it).
+    /// A file that does not exist fails to prepare; playing it then waits (the engine does not skip it), as a player
+    /// just asked to play does (the reason its owner announced at once: the failure stays the last change).
     func testMissingFileFails() throws {
         let h = makeHarness()
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-missing-\(UUID()).mkv")
@@ -159,8 +160,8 @@ final class EngineEventHistoryTests: XCTestCase {
         h.engine.setQueue([a])
         h.wait(for: "itemFailed(A)")
         h.engine.setRate(1)
-        h.wait(for: "timeControl(waiting(toMinimizeStalls))")
-        assertHistory(["itemFailed(A)", "timeControl(waiting(toMinimizeStalls))"])
+        h.wait(for: "timeControl(waiting(evaluatingBufferingRate))")
+        assertHistory(["itemFailed(A)", "timeControl(waiting(evaluatingBufferingRate))"])
     }
 
     /// A file that is not media (text, made in a temporary folder) fails to prepare.

@@ -136,6 +136,7 @@ final class EngineHarness: @unchecked Sendable {
         case .bufferChanged(let s, _): return "\(EventHistory.bufferChangedPrefix)\(names.name(of: s)))"
         case .variantChanged(let s): return "variantChanged(\(names.name(of: s)))"
         case .audioDeviceUnavailable: return "audioDeviceUnavailable"
+        case .audioDeviceFailed(_, let lost): return "audioDeviceFailed(lost: \(lost))"
         }
     }
 

@@ -2,6 +2,10 @@ import CoreMedia
 import Foundation
 import PlaybackEngine
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking  // HTTPCookie (AVURLAssetHTTPCookiesKey)
+#endif
+
 /// A timed audiovisual resource: a file or a stream that libavformat can open.
 ///
 /// Values load asynchronously: use `try await asset.load(.duration, .tracks)` or the older
@@ -111,17 +115,23 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
     @available(iOS, deprecated: 16.0, message: "Use load(.isPlayable) instead")
     open var isPlayable: Bool { (try? description().isPlayable) ?? false }
 
-    /// The rate the asset prefers to play at: always 1 (containers carry none that is read here).
+    /// The rate the asset prefers to play at: a QuickTime / MP4 file's movie header (`mvhd`) says; 1 for other
+    /// containers. (A player does not apply it by itself: apps set `rate` from it.)
     @available(iOS, deprecated: 16.0, message: "Use load(.preferredRate) instead")
-    open var preferredRate: Float { 1.0 }
+    open var preferredRate: Float { (try? description().movieHeader).flatMap { $0.map { Float($0.rate) } } ?? 1 }
 
-    /// The volume the asset prefers to play at: always 1.
+    /// The volume the asset prefers to play at (0…1): a QuickTime / MP4 file's movie header says; 1 otherwise.
     @available(iOS, deprecated: 16.0, message: "Use load(.preferredVolume) instead")
-    open var preferredVolume: Float { 1.0 }
+    open var preferredVolume: Float { (try? description().movieHeader).flatMap { $0.map { Float($0.volume) } } ?? 1 }
 
-    /// The transform the asset prefers for display: always the identity (track transforms are on ``AVAssetTrack``).
+    /// The transform the asset prefers for display: a QuickTime / MP4 file's movie matrix (`mvhd`); the identity
+    /// otherwise. Track transforms are on ``AVAssetTrack``.
     @available(iOS, deprecated: 16.0, message: "Use load(.preferredTransform) instead")
-    open var preferredTransform: CGAffineTransform { .identity }
+    open var preferredTransform: CGAffineTransform {
+        guard let header = (try? description())?.movieHeader, header.matrix.count == 9 else { return .identity }
+        let m = header.matrix
+        return CGAffineTransform(a: m[0], b: m[1], c: m[3], d: m[4], tx: m[6], ty: m[7])
+    }
 
     /// Whether the duration and timing are precise: false only when libavformat estimated the duration from the bit
     /// rate.
@@ -399,10 +409,19 @@ public let AVURLAssetPreferPreciseDurationAndTimingKey = "AVURLAssetPreferPrecis
 public let AVURLAssetOverrideMIMETypeKey = "AVURLAssetOverrideMIMETypeKey"
 /// An `AVURLAsset` option: the `User-Agent` header of HTTP requests (a `String`).
 public let AVURLAssetHTTPUserAgentKey = "AVURLAssetHTTPUserAgentKey"
-/// An `AVURLAsset` option for the cookies of HTTP requests: accepted and ignored.
+/// An `AVURLAsset` option: the cookies (`[HTTPCookie]`) its HTTP requests may carry. Each request of the asset (the
+/// probe, playback, an HLS presentation's playlists, keys and segments, on whatever host) carries those that apply
+/// to its URL by the cookie's domain, path, secure flag and expiry; none come from a shared cookie store.
 public let AVURLAssetHTTPCookiesKey = "AVURLAssetHTTPCookiesKey"
-/// An `AVURLAsset` option to allow cellular access: accepted and ignored.
+/// An `AVURLAsset` option to allow cellular access: accepted; Linux has no notion of a cellular interface for an
+/// app, so every network the machine routes through is used.
 public let AVURLAssetAllowsCellularAccessKey = "AVURLAssetAllowsCellularAccessKey"
+/// An `AVURLAsset` option to allow expensive networks: accepted; Linux does not tell an app which networks are
+/// expensive, so any is used.
+public let AVURLAssetAllowsExpensiveNetworkAccessKey = "AVURLAssetAllowsExpensiveNetworkAccessKey"
+/// An `AVURLAsset` option to allow networks in Low Data Mode: accepted; Linux has no Low Data Mode, so any network
+/// is used.
+public let AVURLAssetAllowsConstrainedNetworkAccessKey = "AVURLAssetAllowsConstrainedNetworkAccessKey"
 /// An `AVURLAsset` option restricting references to other files: accepted and ignored.
 public let AVURLAssetReferenceRestrictionsKey = "AVURLAssetReferenceRestrictionsKey"
 
@@ -424,6 +443,12 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
                 sendable[k] = s
             } else if let d = v as? [String: String] {
                 sendable[k] = d
+            } else if let cookies = v as? [HTTPCookie] {
+                sendable[k] = cookies.map { c in
+                    SourceCookie(
+                        name: c.name, value: c.value, domain: c.domain, path: c.path, isSecure: c.isSecure,
+                        expiresDate: c.expiresDate)
+                }
             } else if let b = v as? Bool {
                 sendable[k] = b
             } else if let n = v as? NSNumber {

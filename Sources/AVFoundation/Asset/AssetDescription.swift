@@ -62,6 +62,8 @@ struct AssetDescription: Sendable {
     var bitRate: Int64?
     /// Why the asset cannot be played (no decodable audio or video), if so.
     var playabilityError: AVError?
+    /// A QuickTime-family file's movie header (preferred rate, volume and matrix), if it has one.
+    var movieHeader: (rate: Double, volume: Double, matrix: [Double])?
 
     var isPlayable: Bool { playabilityError == nil }
 
@@ -91,6 +93,7 @@ struct AssetDescription: Sendable {
         formatName = media.formatName
         formatLongName = media.formatLongName
         containerMetadata = media.metadata
+        movieHeader = media.moviePreferences
         byteSize = media.byteSize
         bitRate = media.bitRate
         let containerDuration = media.duration

@@ -33,8 +33,11 @@ extension AVPlayer {
             for handler in itemLeftQueueHandlers.read { handler(finished) }
             if read({ $0.rate }) != 0 { noteStarted() }
         case .timeControlChanged(let t):
-            guard asOf >= read({ $0.rateCommand }) else { return }
-            applyTimeControl(t)
+            let current: Bool = mutate { s in
+                s.engineTimeControl = (t, asOf)
+                return asOf >= s.rateCommand
+            }
+            if current { applyTimeControl(t) }
         case .rateChanged(let r):
             guard asOf >= read({ $0.rateCommand }) else { return }
             if read({ $0.rate }) != r {
@@ -59,6 +62,21 @@ extension AVPlayer {
             item(for: session)?.bufferChanged(b)
         case .variantChanged(let session):
             item(for: session)?.refreshPlayingVariant()
+        case .audioDeviceFailed(let message, let lost):
+            // Apple: the player can no longer play (its status is `.failed` for good, with the error).
+            let error = AVError(
+                lost ? .deviceWasDisconnected : .deviceNotConnected,
+                userInfo: [
+                    NSLocalizedDescriptionKey: lost ? "The audio device was lost." : "No audio device could be opened.",
+                    NSLocalizedFailureReasonErrorKey: message,
+                ])
+            set([\.status, \.error]) { s in
+                s.status = .failed
+                s.error = error
+            }
+            if let item = currentItem {
+                item.appendErrorLog(.media(lost ? .deviceWasDisconnected : .deviceNotConnected, message))
+            }
         case .audioDeviceUnavailable(let message):
             if let item = currentItem {
                 item.appendErrorLog(

@@ -94,6 +94,10 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         /// The engine command carrying the last rate the app set: the engine's reports of rate and time control as of
         /// an earlier command are stale (they do not reflect it yet; the engine reports again once it applied it).
         var rateCommand: UInt64 = 0
+        /// The engine's latest report of its time control and the command it is as of, kept even while it is stale
+        /// for ``rateCommand`` (a report that crossed a rate command being posted is applied once the command's
+        /// sequence is known).
+        var engineTimeControl: (value: TimeControl, asOf: UInt64)?
         var defaultRate: Float = 1
         var timeControlStatus = TimeControlStatus.paused
         var reasonForWaitingToPlay: WaitingReason?
@@ -189,7 +193,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
             }
         }
         syncEngineQueue()
-        refreshWaitingState()
+        // Apple's player posts `timeControlStatus` when the item is replaced, also when it stays the same (paused).
+        refreshWaitingState(announce: true)
     }
 
     /// Changes the queue and announces `currentItem`. Items that left it are detached (they keep their time) before
@@ -292,20 +297,34 @@ open class AVPlayer: NSObject, @unchecked Sendable {
     ) {
         guard newRate.isFinite else { return }
         let changed: Bool = lock.withLock { state.rate != newRate }
+        // Apple's setter posts `rate` (and `timeControlStatus`, below) also when the value stays the same; the
+        // notification is for a change only.
+        set(\.rate) { s in
+            s.rate = newRate
+            // Until the engine has the command, its reports are stale (the provisional state is announced first, so
+            // observers hear the changes in the order they happened: this one before what the engine then reports).
+            if changed { s.rateCommand = .max }
+        }
         if changed {
-            set(\.rate) { $0.rate = newRate }
             NotificationCenter.default.post(
                 name: Self.rateDidChangeNotification, object: self,
                 userInfo: [Self.rateDidChangeReasonKey: reason])
         }
+        refreshWaitingState(announce: true)
         if newRate != 0 && read({ $0.items.isEmpty == false }) {
             _ = engineCreatingIfNeeded()
         }
-        if let engine = existingEngine {
-            let sequence = apply.map { $0(engine) } ?? engine.setRate(newRate)
-            if changed { mutate { $0.rateCommand = max($0.rateCommand, sequence) } }
+        let engine = existingEngine
+        let sequence = engine.map { engine in apply.map { $0(engine) } ?? engine.setRate(newRate) } ?? 0
+        if changed {
+            // A report as of this command that arrived while it was being posted was kept: apply it now.
+            let late: TimeControl? = mutate { s in
+                s.rateCommand = sequence
+                guard let reported = s.engineTimeControl, reported.asOf >= sequence, engine != nil else { return nil }
+                return reported.value
+            }
+            if let late { applyTimeControl(late) }
         }
-        refreshWaitingState()
         if newRate == 0 { noteStopped() } else { noteStarted() }
         // A rate change changes how the item's timebase moves (and interrupts a preroll: the engine completes it).
         if changed { currentItem?.ownTimebase.followedTimelineChanged(jumped: false) }
@@ -327,20 +346,23 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         access(\.reasonForWaitingToPlay) { $0.reasonForWaitingToPlay }
     }
 
-    /// Sets the time-control state the facade can know at once (paused at rate 0, waiting without
-    /// an item); the engine reports the rest.
-    func refreshWaitingState() {
-        let (rate, hasItem) = read { ($0.rate, !$0.items.isEmpty) }
+    /// Sets the time-control state the facade can know at once (paused at rate 0, waiting without an item or until
+    /// the engine reports); the engine reports the rest. `announce`: post `timeControlStatus` even when it stays the
+    /// same, as Apple's player does when its rate is set or its item replaced.
+    func refreshWaitingState(announce: Bool = false) {
+        let (rate, hasItem, current) = read { ($0.rate, !$0.items.isEmpty, $0.timeControlStatus) }
         if rate == 0 {
-            applyTimeControl(.paused)
+            applyTimeControl(.paused, announce: announce)
         } else if !hasItem {
-            applyTimeControl(.waiting(.noItemToPlay))
-        } else if read({ $0.timeControlStatus }) == .paused {
-            applyTimeControl(.waiting(.evaluatingBufferingRate))
+            applyTimeControl(.waiting(.noItemToPlay), announce: announce)
+        } else if current == .paused {
+            applyTimeControl(.waiting(.evaluatingBufferingRate), announce: announce)
+        } else if announce {
+            set([\.timeControlStatus, \.reasonForWaitingToPlay]) { _ in }
         }
     }
 
-    func applyTimeControl(_ t: TimeControl) {
+    func applyTimeControl(_ t: TimeControl, announce: Bool = false) {
         let (status, reason): (TimeControlStatus, WaitingReason?)
         switch t {
         case .paused: (status, reason) = (.paused, nil)
@@ -351,11 +373,12 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         case .waiting(.noItemToPlay): (status, reason) = (.waitingToPlayAtSpecifiedRate, .noItemToPlay)
         }
         let same = read { $0.timeControlStatus == status && $0.reasonForWaitingToPlay == reason }
-        if same { return }
+        if same && !announce { return }
         set([\.timeControlStatus, \.reasonForWaitingToPlay]) { s in
             s.timeControlStatus = status
             s.reasonForWaitingToPlay = reason
         }
+        if same { return }
         // The item's timebase moves at the rate only while playing.
         currentItem?.ownTimebase.followedTimelineChanged(jumped: false)
         currentItem?.updateLiveNetworkUse()
@@ -450,7 +473,8 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         let sequence = engine.setRate(read { $0.rate })
         mutate { $0.rateCommand = sequence }
         if read({ $0.status }) == .unknown {
-            set(\.status) { $0.status = .readyToPlay }
+            // (`.failed` instead if the engine's audio device failed to open: its event is on its way.)
+            set(\.status) { s in if s.status == .unknown { s.status = .readyToPlay } }
         }
         return engine
     }

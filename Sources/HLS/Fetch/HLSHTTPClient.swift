@@ -38,6 +38,9 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         var headers = options.headers
         if let agent = options.userAgent { headers["User-Agent"] = agent }
         configuration.httpAdditionalHeaders = headers
+        // Cookies are the asset's (`AVURLAssetHTTPCookiesKey`), set per request; none from a shared store.
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "oavf.hls.http"
@@ -64,6 +67,10 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
             return stream
         }
         var request = URLRequest(url: url)
+        // The asset's cookies that apply to this URL (playlists, keys and segments may be on other hosts and paths).
+        if let cookie = SourceCookie.header(for: url, from: options.cookies) {
+            request.setValue(cookie, forHTTPHeaderField: "Cookie")
+        }
         if let range {
             // An open end (`Int64.max`) asks for the rest of the resource.
             let end = range.upperBound == Int64.max ? "" : String(range.upperBound)

@@ -67,6 +67,11 @@ extension EngineCore {
     /// `AVPlayer.rate` as of `host`: a pause (or a new rate) takes effect at that moment — where `freeze` says the
     /// caller saw the playhead — and a ready item starts counting from it.
     private func setRate(_ newRate: Float, asOf host: UInt64, freeze: EngineCommand.FreezePoint?) {
+        // A player whose audio device failed can no longer play (Apple: `AVPlayer.status` `.failed`).
+        if audioFailed && newRate != 0 {
+            outbox.emit(.rateChanged(0))
+            return
+        }
         // Backwards, reversed audio goes through the time-pitch stage at the rate's magnitude.
         if newRate != 0 { audio.renderer.setRate(Double(abs(newRate)), algorithm: transport.algorithm) }
         guard newRate != transport.rate else { return }

@@ -51,6 +51,9 @@ final class EngineCore {
     /// The queue emptied this iteration (its last items left and were stopped): once the iteration has delivered its
     /// events and calls, nothing of theirs is held and the allocator's free memory goes back (``FreeMemory``).
     var becameEmpty = false
+    /// The audio device failed to open or was lost for good: the player can no longer play (rates other than 0 are
+    /// refused from then on).
+    private(set) var audioFailed = false
     /// Loop iterations run (the preroll rule counts them).
     private(set) var iteration: UInt64 = 0
     /// `preroll(atRate:)` completions not made yet; `armed` once an iteration has passed since the request, so a
@@ -78,6 +81,10 @@ final class EngineCore {
         virtual = VirtualStepper(core: self)
         reverse = ReverseStepper(core: self)
         if let reason = audio.unavailableReason { outbox.emit(.audioDeviceUnavailable(reason)) }
+        if let reason = audio.openFailure {
+            audioFailed = true
+            outbox.emit(.audioDeviceFailed(reason, lost: false))
+        }
         transport.onClockChange = { [unowned self] in publishSnapshot() }
     }
 
@@ -103,6 +110,7 @@ final class EngineCore {
             settlePrerolls()
             if applied { publishSnapshot() }
             var sleep = step()
+            checkAudioDevice()
             // A rate command that left the time control as it was is confirmed, so an owner that set it provisionally
             // hears what the engine reached as of that command.
             if !outbox.timeControlReported {
@@ -192,6 +200,19 @@ final class EngineCore {
         snapshots.publish(s)
     }
 
+    /// A lost audio device is reopened; when it cannot be, playback stops there and the player fails.
+    private func checkAudioDevice() {
+        guard let reason = audio.checkConnection() else { return }
+        audioFailed = true
+        if transport.rate != 0 {
+            if transport.isRunning { observers.event(at: transport.stop(asOf: transport.hostNow())) }
+            transport.pauseOnItsOwn()
+        }
+        audio.renderer.setActive(false)
+        audio.pauseDevice()
+        outbox.emit(.audioDeviceFailed(reason, lost: true))
+    }
+
     // MARK: Step
 
     /// One step of playback; returns how long the loop may sleep (0: go on at once).
@@ -203,7 +224,16 @@ final class EngineCore {
         let session = item.session
         switch item.phase {
         case .failed:
-            transport.setTimeControl(transport.rate != 0 ? .waiting(.toMinimizeStalls) : .paused)
+            // A failed item plays no more: waiting if asked to play (as Apple's player stays), paused at rate 0. A
+            // wait already announced keeps its reason, and play asked of a failed item waits as a player that was
+            // just asked to play does (the reason its owner announced at once), so the failure stays the last change
+            // observers hear.
+            switch (transport.rate, transport.timeControl) {
+            case (0, _): transport.setTimeControl(.paused)
+            case (_, .waiting): break
+            case (_, .playing): transport.setTimeControl(.waiting(.toMinimizeStalls))
+            case (_, .paused): transport.setTimeControl(.waiting(.evaluatingBufferingRate))
+            }
             return Self.idleInterval
         case .idle, .preparing:
             if item.phase == .idle { startPreparing(session) }

@@ -131,8 +131,11 @@ package enum EngineEvent: Sendable {
     case bufferChanged(ItemSession, BufferState)
     /// The playhead entered the period of another variant of a streamed source (HLS adaptive bitrate).
     case variantChanged(ItemSession)
-    /// No audio device could be opened: playback continues on the system clock.
+    /// The machine has no sound system: playback continues on the system clock, without sound.
     case audioDeviceUnavailable(String)
+    /// The audio device failed to open (`lost` false) or was lost and could not be reopened: the player can no
+    /// longer play.
+    case audioDeviceFailed(String, lost: Bool)
 }
 
 /// What happens when an item ends (Apple's `AVPlayer.ActionAtItemEnd`).

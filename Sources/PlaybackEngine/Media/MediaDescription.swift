@@ -35,6 +35,9 @@ package struct MediaDescription: Sendable {
     package var artwork: [(data: Data, codecName: String)] = []
     /// The container's chapters, in order.
     package var chapters: [ChapterDescription] = []
+    /// A QuickTime / MP4 file's movie header: the rate, volume and display matrix (`a b u c d v x y w`) the whole
+    /// presentation prefers; nil for other containers.
+    package var moviePreferences: (rate: Double, volume: Double, matrix: [Double])?
     /// The streams, in container order (``StreamDescription/index`` is the position).
     package var streams: [StreamDescription] = []
 

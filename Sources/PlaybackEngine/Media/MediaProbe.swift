@@ -25,6 +25,13 @@ package enum MediaProbe {
         let source = factory.make(url.mediaLocation, options, [:], cancellation)
         try source.open()
         var description = MediaDescription(source.info)
+        if description.formatName.split(separator: ",").contains("mov"), !source.isLive,
+            let header = MovieHeader.read(
+                url: url.mediaLocation,
+                options: options.libavformatOptions(isLocal: url.isFileURL, location: url.mediaLocation))
+        {
+            description.moviePreferences = (header.rate, header.volume, header.matrix)
+        }
         description.isLive = source.isLive
         description.variants = source.variants
         description.closedCaptions = source.closedCaptionServices

@@ -12,6 +12,9 @@ package struct SourceOptions: Sendable, Hashable {
     package var userAgent: String?
     /// Extra HTTP header fields to send with every request (name → value).
     package var headers: [String: String]
+    /// Cookies sent with the requests they apply to (``SourceCookie/matches(_:now:)``), every request of the source:
+    /// the probe, playback, an HLS presentation's playlists, keys and segments.
+    package var cookies: [SourceCookie] = []
     /// Microseconds a network read may stall before it fails (`rw_timeout`).
     package var readTimeoutMicroseconds: Int64
     /// Whether a dropped HTTP connection is reopened at the same offset (`reconnect`).
@@ -52,15 +55,24 @@ package struct SourceOptions: Sendable, Hashable {
         self.reconnects = reconnects
     }
 
-    /// The libavformat options (`AVDictionary` entries) for an input: none for a local file (`isLocal`), else the
-    /// read timeout, reconnection, the user agent and the header fields (one `Name: value\r\n` line each, sorted).
-    package func libavformatOptions(isLocal: Bool) -> [String: String] {
+    /// The libavformat options (`AVDictionary` entries) for an input at `location`: none for a local file
+    /// (`isLocal`), else the read timeout, reconnection, the user agent and the header fields (one `Name: value\r\n`
+    /// line each, sorted), with a `Cookie` field of the ``cookies`` that apply to `location`. (libavformat's own
+    /// `cookies` option compares the cookie's domain with the host *and port*, so it never matches a server on a port
+    /// of its own: the field is computed here instead, and sent on redirects too.)
+    package func libavformatOptions(isLocal: Bool, location: String? = nil) -> [String: String] {
         guard !isLocal else { return [:] }
         var options: [String: String] = ["rw_timeout": String(readTimeoutMicroseconds)]
         if reconnects { options["reconnect"] = "1" }
         if let userAgent { options["user_agent"] = userAgent }
-        if !headers.isEmpty {
-            options["headers"] = headers.map { "\($0.key): \($0.value)\r\n" }.sorted().joined()
+        var fields = headers
+        if let location, let url = URL(string: location), let cookie = SourceCookie.header(for: url, from: cookies),
+            !fields.keys.contains(where: { $0.caseInsensitiveCompare("Cookie") == .orderedSame })
+        {
+            fields["Cookie"] = cookie
+        }
+        if !fields.isEmpty {
+            options["headers"] = fields.map { "\($0.key): \($0.value)\r\n" }.sorted().joined()
         }
         return options
     }

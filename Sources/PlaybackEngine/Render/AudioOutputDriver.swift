@@ -17,8 +17,12 @@ final class AudioOutputDriver {
     let renderer: AudioRenderer
     /// The sink, nil without a device.
     private let sink: (any AudioSink)?
-    /// Why no device could be opened, if so.
+    /// Why no device could be opened because the machine has no sound system, if so (playback goes on silently).
     let unavailableReason: String?
+    /// Why the device failed to open although the machine has a sound system, if so: the player cannot play.
+    let openFailure: String?
+    /// Set once the device was lost and could not be reopened (``checkConnection()`` reports it once).
+    private var lost = false
     /// Whether the real-time device is pulling.
     private var deviceRunning = false
     /// Where virtual-clock runs render a chunk (``virtualChunkFrames`` × channels), freed in `deinit`.
@@ -29,17 +33,19 @@ final class AudioOutputDriver {
         var format = AudioFormat.standard
         var sink = makeSink()
         var unavailable: String?
+        var failure: String?
         if let s = sink {
             do {
                 format = try s.open(preferred: .standard)
             } catch {
-                unavailable = error.message
+                if error.noSoundSystem { unavailable = error.message } else { failure = error.message }
                 sink = nil
             }
         }
         self.sink = sink
         self.format = format
         self.unavailableReason = unavailable
+        self.openFailure = failure
         renderer = AudioRenderer(format: format)
         scratch = .allocate(capacity: Self.virtualChunkFrames * max(1, format.channelCount))
         if let sink {
@@ -53,7 +59,7 @@ final class AudioOutputDriver {
     }
 
     /// Whether there is a sink to hear anything on.
-    var hasSink: Bool { sink != nil }
+    var hasSink: Bool { sink != nil && !lost }
 
     /// Whether audio is heard at `rate` with `algorithm` (a device, and a rate the algorithm supports).
     func plays(rate: Float, algorithm: TimePitchAlgorithm) -> Bool {
@@ -81,6 +87,29 @@ final class AudioOutputDriver {
     /// Releases the device.
     func close() {
         sink?.close()
+    }
+
+    /// Engine thread, once per step: when the device was lost, reopens it in the same format (the renderer's
+    /// samples stay valid) and carries on as before, paused or pulling; returns why when it cannot be reopened
+    /// (once: the driver then has no device, as if none had opened).
+    func checkConnection() -> String? {
+        guard let sink, !lost, sink.isDisconnected else { return nil }
+        let running = deviceRunning
+        sink.close()
+        do throws(AudioSinkError) {
+            let reopened = try sink.open(preferred: format)
+            guard reopened == format else {
+                throw AudioSinkError("it came back as \(reopened.sampleRate) Hz, \(reopened.channelCount) channels")
+            }
+            sink.start(source: renderer)
+            if running { sink.resume() }
+            return nil
+        } catch {
+            sink.close()
+            lost = true
+            deviceRunning = false
+            return "The audio device was lost and could not be reopened: \(error.message)"
+        }
     }
 
     // MARK: Virtual clocks

@@ -47,6 +47,15 @@ package protocol AudioSink: AnyObject, Sendable {
 
     /// Releases the device. The sink may be opened again.
     func close()
+
+    /// Whether the open device was lost (unplugged, its server gone): it plays nothing more until reopened. Read by
+    /// the engine thread once per step; must be cheap.
+    var isDisconnected: Bool { get }
+}
+
+extension AudioSink {
+    /// Sinks that cannot lose their device (null, capture) never are.
+    package var isDisconnected: Bool { false }
 }
 
 /// Pulled by a real-time sink's device thread for the next `frameCount` frames.
@@ -60,6 +69,12 @@ package protocol AudioRenderSource: AnyObject, Sendable {
 /// Why an audio sink could not open.
 package struct AudioSinkError: Error, Sendable, CustomStringConvertible {
     package var message: String
-    package init(_ message: String) { self.message = message }
+    /// Whether the machine has no sound system at all (no sound card, no sound server, no driver named): the engine
+    /// then plays without sound. Any other failure to open a device is the player's failure, as on Apple's systems.
+    package var noSoundSystem: Bool
+    package init(_ message: String, noSoundSystem: Bool = false) {
+        self.message = message
+        self.noSoundSystem = noSoundSystem
+    }
     package var description: String { message }
 }

@@ -54,7 +54,7 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     /// The options libavformat gets: ``sourceOptions``' own, the protocol whitelist for the location, then
     /// ``options`` (which win).
     package var effectiveOptions: [String: String] {
-        var own = sourceOptions.libavformatOptions(isLocal: isLocal)
+        var own = sourceOptions.libavformatOptions(isLocal: isLocal, location: location)
         own["protocol_whitelist"] = Self.protocolWhitelist(for: location)
         return own.merging(options) { _, given in given }
     }
