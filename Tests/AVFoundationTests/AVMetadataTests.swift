@@ -36,6 +36,44 @@ final class AVMetadataTests: XCTestCase {
         XCTAssertEqual(title?.stringValue, Fixture.audioMP3.facts.metadata["title"])
     }
 
+    /// audio.mp3 retagged by ffmpeg at test time: each ID3 frame the reader produces is found by Apple's key constant
+    /// (`AVMetadataItem.metadataItems(from:withKey:keySpace:)`, as KDEAudioPlayer reads the track number).
+    func test_mp3_id3Frames_foundByApplesKeyConstants() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-id3-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("tagged.mp3")
+        let tags: [(String, String, AVMetadataKey)] = [
+            ("album", "Fixture Album", .id3MetadataKeyAlbumTitle),
+            ("album_artist", "Fixture Band", .id3MetadataKeyBand),
+            ("composer", "Fixture Composer", .id3MetadataKeyComposer), ("date", "2020", .id3MetadataKeyRecordingTime),
+            ("genre", "Test Tones", .id3MetadataKeyContentType), ("copyright", "CC0", .id3MetadataKeyCopyright),
+            ("track", "3/12", .id3MetadataKeyTrackNumber),
+            ("disc", "1/2", .id3MetadataKeyPartOfASet), ("publisher", "Fixture Label", .id3MetadataKeyPublisher),
+            ("language", "eng", .id3MetadataKeyLanguage),
+        ]
+        var arguments = [
+            "-nostdin", "-v", "error", "-i", try fixture(.audioMP3).path, "-c", "copy", "-id3v2_version", "4",
+        ]
+        for (tag, value, _) in tags { arguments += ["-metadata", "\(tag)=\(value)"] }
+        // Not bitexact: the muxer then writes its own name as the encoder (`TSSE`), which a `-metadata` cannot replace.
+        let result = try Subprocess.run("ffmpeg", arguments + [output.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+
+        let all = try await AVURLAsset(url: output).load(.metadata)
+        for (tag, value, key) in tags {
+            let found = AVMetadataItem.metadataItems(from: all, withKey: key, keySpace: .id3)
+            XCTAssertEqual(found.count, 1, tag)
+            XCTAssertEqual(found.first?.stringValue, value, tag)
+            XCTAssertEqual(found.first?.identifier?.rawValue, "id3/\(key.rawValue)", tag)
+        }
+        let encoder = AVMetadataItem.metadataItems(
+            from: all, withKey: AVMetadataKey.id3MetadataKeyEncodedWith, keySpace: .id3)
+        XCTAssertEqual(encoder.count, 1)
+        XCTAssertEqual(
+            encoder.first?.stringValue?.hasPrefix("Lavf"), true, "\(String(describing: encoder.first?.stringValue))")
+    }
+
     func test_identifiers_keySpacesAndKeys_roundTrip() {
         let cases: [(AVMetadataKeySpace, String, String)] = [
             (.id3, "TIT2", "id3/TIT2"), (.common, "title", "common/title"), (.iTunes, "\u{a9}nam", "itsk/%A9nam"),

@@ -67,6 +67,28 @@ public struct AVMetadataKey: RawRepresentable, Hashable, Sendable {
     public static let id3MetadataKeyComments = AVMetadataKey(rawValue: "COMM")
     /// The ID3 lead performer frame (`TPE1`).
     public static let id3MetadataKeyLeadPerformer = AVMetadataKey(rawValue: "TPE1")
+    /// The ID3 album title frame (`TALB`).
+    public static let id3MetadataKeyAlbumTitle = AVMetadataKey(rawValue: "TALB")
+    /// The ID3 band / album artist frame (`TPE2`).
+    public static let id3MetadataKeyBand = AVMetadataKey(rawValue: "TPE2")
+    /// The ID3 composer frame (`TCOM`).
+    public static let id3MetadataKeyComposer = AVMetadataKey(rawValue: "TCOM")
+    /// The ID3 recording time frame (`TDRC`).
+    public static let id3MetadataKeyRecordingTime = AVMetadataKey(rawValue: "TDRC")
+    /// The ID3 content type (genre) frame (`TCON`).
+    public static let id3MetadataKeyContentType = AVMetadataKey(rawValue: "TCON")
+    /// The ID3 copyright frame (`TCOP`).
+    public static let id3MetadataKeyCopyright = AVMetadataKey(rawValue: "TCOP")
+    /// The ID3 encoding software frame (`TSSE`).
+    public static let id3MetadataKeyEncodedWith = AVMetadataKey(rawValue: "TSSE")
+    /// The ID3 track number frame (`TRCK`), "n" or "n/total".
+    public static let id3MetadataKeyTrackNumber = AVMetadataKey(rawValue: "TRCK")
+    /// The ID3 part-of-a-set (disc) frame (`TPOS`).
+    public static let id3MetadataKeyPartOfASet = AVMetadataKey(rawValue: "TPOS")
+    /// The ID3 publisher frame (`TPUB`).
+    public static let id3MetadataKeyPublisher = AVMetadataKey(rawValue: "TPUB")
+    /// The ID3 language frame (`TLAN`).
+    public static let id3MetadataKeyLanguage = AVMetadataKey(rawValue: "TLAN")
     /// The ICY stream title (`StreamTitle`).
     public static let icyMetadataKeyStreamTitle = AVMetadataKey(rawValue: "StreamTitle")
     /// The ICY stream URL (`StreamUrl`).
