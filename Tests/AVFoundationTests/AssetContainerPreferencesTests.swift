@@ -107,4 +107,34 @@ final class AssetContainerPreferencesTests: XCTestCase {
         for record in hls { XCTAssertEqual(record.headers["cookie"], "hls=1; session=abc", record.path) }
         for record in file { XCTAssertEqual(record.headers["cookie"], "session=abc", record.path) }
     }
+
+    /// `AVURLAssetPreferPreciseDurationAndTimingKey`: a VBR MP3 without a Xing index (3 s of silence, then 7 s of
+    /// noise) makes libavformat estimate its duration from the first frames' bit rate — almost four times too long.
+    /// Without the key the asset says so (`providesPreciseDurationAndTiming` false); with it, the file is read once
+    /// and the duration is where its audio ends.
+    func test_preferPreciseDuration_readsTheFileWhenTheHeaderLies() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vbr-\(UUID().uuidString).mp3")
+        defer { try? FileManager.default.removeItem(at: url) }
+        _ = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=44100:cl=stereo:d=3", "-f", "lavfi", "-i",
+                "anoisesrc=d=7:c=white:r=44100:a=0.5", "-filter_complex", "[0][1]concat=n=2:v=0:a=1", "-c:a",
+                "libmp3lame", "-q:a", "0", "-write_xing", "0", url.path,
+            ])
+        let estimated = AVURLAsset(url: url)
+        let (d1, precise1) = try await estimated.load(.duration, .providesPreciseDurationAndTiming)
+        XCTAssertFalse(precise1)
+        XCTAssertGreaterThan(d1.seconds, 12, "libavformat's estimate is far off")
+
+        let exact = AVURLAsset(url: url, options: [AVURLAssetPreferPreciseDurationAndTimingKey: true])
+        let (d2, precise2) = try await exact.load(.duration, .providesPreciseDurationAndTiming)
+        XCTAssertTrue(precise2)
+        // 10 s of audio, give or take the encoder's padding (a frame is 26 ms).
+        XCTAssertEqual(d2.seconds, 10, accuracy: 0.1)
+        let tracks = try await exact.loadTracks(withMediaType: .audio)
+        let track = try XCTUnwrap(tracks.first)
+        let range = try await track.load(.timeRange)
+        XCTAssertEqual(range.duration.seconds, d2.seconds, accuracy: 0.001)
+    }
 }

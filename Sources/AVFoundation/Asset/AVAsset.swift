@@ -427,9 +427,12 @@ public let AVURLAssetReferenceRestrictionsKey = "AVURLAssetReferenceRestrictions
 
 /// An asset at a URL: a local file, or anything libavformat reads (http, https, …).
 ///
-/// Options honoured: `AVURLAssetHTTPUserAgentKey`, `"AVURLAssetHTTPHeaderFieldsKey"`
-/// (`[String: String]`). `AVURLAssetPreferPreciseDurationAndTimingKey` is accepted; durations are
-/// always taken from timestamps where the container has them (see `providesPreciseDurationAndTiming`).
+/// Options honoured: `AVURLAssetHTTPUserAgentKey`, `"AVURLAssetHTTPHeaderFieldsKey"` (`[String: String]`),
+/// `AVURLAssetHTTPCookiesKey` (`[HTTPCookie]`, each request carries those that apply to its URL) and
+/// `AVURLAssetPreferPreciseDurationAndTimingKey` (durations are always taken from timestamps where the container has
+/// them; with the key, one that libavformat could only estimate from the bit rate is made exact by reading the input
+/// once). The network-access keys (cellular, expensive, constrained) are accepted: Linux does not tell an app which
+/// network is which.
 open class AVURLAsset: AVAsset, @unchecked Sendable {
     /// The URL the asset was created with.
     public let url: URL

@@ -12,5 +12,6 @@ extension SourceOptions {
             headers: options["AVURLAssetHTTPHeaderFieldsKey"] as? [String: String] ?? [:])
         // (`AVURLAsset` keeps the `[HTTPCookie]` an app passes as values any thread can hold.)
         cookies = options[AVURLAssetHTTPCookiesKey] as? [SourceCookie] ?? []
+        prefersPreciseDuration = options[AVURLAssetPreferPreciseDurationAndTimingKey] as? Bool ?? false
     }
 }

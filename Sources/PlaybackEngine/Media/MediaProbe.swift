@@ -33,6 +33,9 @@ package enum MediaProbe {
             description.moviePreferences = (header.rate, header.volume, header.matrix)
         }
         description.isLive = source.isLive
+        if options.prefersPreciseDuration {
+            scanPreciseDurations(of: &description, url: url, options: options, cancellation: cancellation)
+        }
         description.variants = source.variants
         description.closedCaptions = source.closedCaptionServices
         for stream in description.streams where stream.dispositions.contains(.attachedPicture) {

@@ -15,6 +15,9 @@ package struct SourceOptions: Sendable, Hashable {
     /// Cookies sent with the requests they apply to (``SourceCookie/matches(_:now:)``), every request of the source:
     /// the probe, playback, an HLS presentation's playlists, keys and segments.
     package var cookies: [SourceCookie] = []
+    /// Whether a duration libavformat only estimated is made exact by reading the whole input once
+    /// (`AVURLAssetPreferPreciseDurationAndTimingKey`; ``MediaProbe/scanPreciseDurations(of:url:options:cancellation:)``).
+    package var prefersPreciseDuration = false
     /// Microseconds a network read may stall before it fails (`rw_timeout`).
     package var readTimeoutMicroseconds: Int64
     /// Whether a dropped HTTP connection is reopened at the same offset (`reconnect`).
