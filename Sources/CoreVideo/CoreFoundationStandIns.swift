@@ -46,3 +46,16 @@ public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 
 /// The CoreFoundation `false` value.
 public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+
+/// Seconds relative to the reference date (1 January 2001, 00:00:00 UTC), as CoreFoundation's `CFAbsoluteTime`.
+public typealias CFAbsoluteTime = CFTimeInterval
+
+/// The current absolute time (seconds since 1 January 2001 UTC, wall clock), as CoreFoundation's
+/// `CFAbsoluteTimeGetCurrent()`: the same value as `Date().timeIntervalSinceReferenceDate`. Like Apple's, it follows
+/// the system's clock (which may be set back); use `CACurrentMediaTime()` to measure intervals.
+public func CFAbsoluteTimeGetCurrent() -> CFAbsoluteTime {
+    Date().timeIntervalSinceReferenceDate
+}
+
+/// `kCFAbsoluteTimeIntervalSince1970`: seconds from 1 January 1970 to the reference date.
+public let kCFAbsoluteTimeIntervalSince1970: CFTimeInterval = 978_307_200.0

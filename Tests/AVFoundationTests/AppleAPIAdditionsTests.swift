@@ -169,6 +169,12 @@ final class AppleAPIAdditionsTests: XCTestCase {
         XCTAssertEqual(mine.keySpace, .common)
         XCTAssertEqual((mine.key as? NSString).map { String($0) }, "title")
         XCTAssertEqual(mine.dataType, kCMMetadataBaseDataType_UTF8)
+        // Key space and key set one after the other (KDEAudioPlayer's way) give the common key too.
+        let titled = AVMutableMetadataItem()
+        titled.keySpace = .common
+        titled.key = AVMetadataKey.commonKeyTitle.rawValue as NSString
+        XCTAssertEqual(titled.commonKey, .commonKeyTitle)
+        XCTAssertEqual(titled.identifier, .commonIdentifierTitle)
         let rating = AVMutableMetadataItem()
         rating.keySpace = .iTunes
         rating.key = "rtng" as NSString
@@ -197,5 +203,19 @@ final class AppleAPIAdditionsTests: XCTestCase {
         let frozen = try XCTUnwrap(mine.copy() as? AVMetadataItem)
         XCTAssertFalse(frozen is AVMutableMetadataItem)
         XCTAssertEqual(frozen.stringValue, "Ma vidéo")
+    }
+
+    /// Spellings player code uses with `import AVFoundation` alone, which on Apple's systems bring Core Foundation's
+    /// time functions and Foundation's networking classes.
+    func test_coreFoundationTime_andNetworkingClasses_comeWithTheImport() throws {
+        let now: CFAbsoluteTime = CFAbsoluteTimeGetCurrent()
+        XCTAssertEqual(now, Date().timeIntervalSinceReferenceDate, accuracy: 5)
+        XCTAssertEqual(
+            Date(timeIntervalSince1970: kCFAbsoluteTimeIntervalSince1970), Date(timeIntervalSinceReferenceDate: 0))
+        let request = URLRequest(url: URL(string: "http://127.0.0.1:9/artwork.png")!)
+        XCTAssertEqual(request.url?.lastPathComponent, "artwork.png")
+        let cookie = try XCTUnwrap(HTTPCookie(properties: [.name: "a", .value: "b", .domain: "x.test", .path: "/"]))
+        XCTAssertEqual(cookie.value, "b")
+        XCTAssertNotNil(URLSession.shared)
     }
 }

@@ -32,7 +32,7 @@ open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
                 f.keySpace = space == "common" ? .common : AVMetadataKeySpace(rawValue: space)
                 let key = String(raw[raw.index(after: slash)...]).removingPercentEncoding ?? ""
                 f.key = NSString(string: key)
-                if f.keySpace == .common { f.commonKey = AVMetadataKey(rawValue: key) }
+                Self.deriveCommonKey(&f)
             }
         }
     }
@@ -46,6 +46,7 @@ open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
                 if let space = newValue, let key = (f.key as? NSString).map({ String($0) }) {
                     f.identifier = .make(keySpace: space, key: key)
                 }
+                Self.deriveCommonKey(&f)
             }
         }
     }
@@ -58,8 +59,19 @@ open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
                 if let space = f.keySpace, let key = (newValue as? NSString).map({ String($0) }) {
                     f.identifier = .make(keySpace: space, key: key)
                 }
+                Self.deriveCommonKey(&f)
             }
         }
+    }
+
+    /// An item whose key is in the common key space has that key as its `commonKey` (as Apple's does, whether the
+    /// key space and key or the identifier were set); any other item has none.
+    private static func deriveCommonKey(_ f: inout Fields) {
+        guard f.keySpace == .common, let key = (f.key as? NSString).map({ String($0) }) else {
+            f.commonKey = nil
+            return
+        }
+        f.commonKey = AVMetadataKey(rawValue: key)
     }
 
     /// The item's language (BCP 47), settable.
