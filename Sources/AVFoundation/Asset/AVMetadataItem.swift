@@ -35,6 +35,13 @@ open class AVMetadataItem: NSObject, NSCopying, NSMutableCopying, @unchecked Sen
         super.init()
     }
 
+    /// An item with no key, value or time (`NSObject`'s initializer on Apple's systems): what a subclass that
+    /// overrides the accessors starts from.
+    public override init() {
+        self.fields = Fields()
+        super.init()
+    }
+
     /// An item read from a container: the tag's text, typed as the key space types it.
     init(keySpace: AVMetadataKeySpace, key: String, value: String, commonKey: AVMetadataKey?, language: String? = nil) {
         var f = Fields()

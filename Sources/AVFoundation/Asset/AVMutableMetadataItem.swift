@@ -5,7 +5,7 @@ import Foundation
 /// the key space and key it names; setting the key space or key sets the identifier.
 open class AVMutableMetadataItem: AVMetadataItem, @unchecked Sendable {
     /// An empty item.
-    public init() {
+    public override init() {
         super.init(fields: Fields())
     }
 
