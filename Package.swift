@@ -6,6 +6,7 @@ let package = Package(
     name: "OpenAVFoundation",
     products: [
         .library(name: "AVFoundation", targets: ["AVFoundation"]),
+        .library(name: "AVFAudio", targets: ["AVFAudio"]),
         .library(name: "CoreMedia", targets: ["CoreMedia"]),
         .library(name: "CoreVideo", targets: ["CoreVideo"]),
         .library(name: "CoreGraphics", targets: ["CoreGraphics"]),
@@ -52,7 +53,14 @@ let package = Package(
         // The public API.
         .target(
             name: "AVFoundation",
-            dependencies: ["CoreMedia", "CoreVideo", "CoreGraphics", "PlaybackEngine", "HLS", "SDLOutput"]),
+            dependencies: [
+                "CoreMedia", "CoreVideo", "CoreGraphics", "PlaybackEngine", "HLS", "SDLOutput",
+                "AVFoundationSubmodules",
+            ]),
+        // A module map naming Apple's per-header submodules of AVFoundation (`import AVFoundation.AVPlayerItem`); no C.
+        .systemLibrary(name: "AVFoundationSubmodules"),
+        // `import AVFAudio`: re-exports AVFoundation, where AVAudioSession lives (see Sources/AVFAudio/AVFAudio.swift).
+        .target(name: "AVFAudio", dependencies: ["AVFoundation"]),
 
         // Shared by every test target: fixtures, frame-index reader, tone analysis, the capturing audio sink and
         // playback dumps (which speak the engine's sink protocols, hence PlaybackEngine).
@@ -71,7 +79,7 @@ let package = Package(
         .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "PlaybackEngine", "FFmpegBridge", "TestSupport"]),
         .testTarget(
-            name: "AVFoundationTests", dependencies: ["AVFoundation", "TestSupport"],
+            name: "AVFoundationTests", dependencies: ["AVFoundation", "AVFAudio", "TestSupport"],
             // Inputs the fuzzers found (FuzzRegressionTests reads them by path).
             exclude: ["FuzzRegressions"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),

@@ -14,6 +14,9 @@ guard let input = arguments.first else {
 let url = input.contains("://") ? URL(string: input)! : URL(fileURLWithPath: input)
 let player = AVPlayer(url: url)
 let item = player.currentItem!
+// The audio session and the patterns ported from iOS code (PortedPatterns.swift).
+let reporter = PlaybackReporter(player: player)
+reporter.start()
 if let seconds = arguments.dropFirst().first.flatMap(Double.init) {
     item.forwardPlaybackEndTime = CMTime(seconds: seconds, preferredTimescale: 600)
 }
@@ -30,8 +33,8 @@ let statusObservation = item.observe(\.status, options: [.initial, .new]) { item
         print("loading…")
     }
 }
-let timeObserver = player.addPeriodicTimeObserver(forInterval: CMTime(value: 1, timescale: 2), queue: .main) {
-    time in
+let halfSecond = CMTime(seconds: 0.5, preferredTimescale: CMTimeScale(NSEC_PER_SEC))
+let timeObserver = player.addPeriodicTimeObserver(forInterval: halfSecond, queue: .main) { time in
     print(String(format: "%.1f s", time.seconds))
 }
 let endObserver = NotificationCenter.default.addObserver(
