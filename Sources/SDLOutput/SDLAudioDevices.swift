@@ -136,11 +136,30 @@ package final class SDLAudioDeviceWatch: @unchecked Sendable {
 
     // MARK: Devices
 
+    /// The output devices ``SDLAudioSink``s hold open, oldest first (what SDL granted each), keyed by sink.
+    private static let openOutputs = Locked<[(sink: ObjectIdentifier, info: SDLOutputDeviceInfo)]>([])
+
+    /// Records that `sink` opened a device granting `info` (caller is inside ``SDLSubsystem/withExclusiveAccess(_:)``).
+    static func noteOpened(_ sink: SDLAudioSink, _ info: SDLOutputDeviceInfo) {
+        openOutputs.withLock { outputs in
+            outputs.removeAll { $0.sink == ObjectIdentifier(sink) }
+            outputs.append((ObjectIdentifier(sink), info))
+        }
+    }
+
+    /// Records that `sink` closed its device (caller is inside ``SDLSubsystem/withExclusiveAccess(_:)``).
+    static func noteClosed(_ sink: SDLAudioSink) {
+        openOutputs.withLock { outputs in outputs.removeAll { $0.sink == ObjectIdentifier(sink) } }
+    }
+
     /// The default output device as it is now: SDL's name for it and the format and buffer it grants when asked for
-    /// `sampleRate` Hz (SDL's default when 0), `channelCount` channels and `bufferFrameCount` frames. The device is
-    /// opened paused and closed again (nothing is heard), inside one ``SDLSubsystem`` reference.
+    /// `sampleRate` Hz (SDL's default when 0), `channelCount` channels and `bufferFrameCount` frames.
     ///
-    /// With the `disk` driver opening creates (truncates) `SDL_DISKAUDIOFILE`, as any open does.
+    /// When a player's ``SDLAudioSink`` holds an output open, that device is the output in use: its name and what it
+    /// was granted are returned, and nothing is opened (SDL's `dummy` and `disk` drivers open only one device at a
+    /// time). Otherwise the default device is opened paused and closed again (nothing is heard), inside one
+    /// ``SDLSubsystem`` reference; with the `disk` driver that creates (truncates) `SDL_DISKAUDIOFILE`, as any open
+    /// does.
     ///
     /// - Throws: ``AudioSinkError`` with SDL's reason when no driver starts or the device does not open.
     package static func probeDefaultOutput(
@@ -155,6 +174,7 @@ package final class SDLAudioDeviceWatch: @unchecked Sendable {
                 throw AudioSinkError("Could not start SDL audio: \(message).")
             }
             defer { SDLSubsystem.release(SDL_INIT_AUDIO) }
+            if let inUse = openOutputs.withLock({ $0.first }) { return inUse.info }
             let driver = SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown"
             var desired = SDL_AudioSpec()
             desired.freq = Int32(clamping: sampleRate)
@@ -193,7 +213,7 @@ package final class SDLAudioDeviceWatch: @unchecked Sendable {
     /// SDL's name of the default output (caller holds the audio subsystem): `SDL_GetDefaultAudioInfo` where the
     /// driver knows it (PulseAudio, PipeWire), else the first listed output, else SDL's name for a driver's only
     /// device.
-    private static func defaultOutputName() -> String {
+    static func defaultOutputName() -> String {
         var name: UnsafeMutablePointer<CChar>?
         var spec = SDL_AudioSpec()
         if SDL_GetDefaultAudioInfo(&name, &spec, 0) == 0, let name {

@@ -209,6 +209,12 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
                 SDLSubsystem.release(SDL_INIT_AUDIO)
                 throw Self.failure("Could not open an audio device", message)
             }
+            SDLAudioDeviceWatch.noteOpened(
+                self,
+                SDLOutputDeviceInfo(
+                    name: opened ?? SDLAudioDeviceWatch.defaultOutputName(),
+                    driver: SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown",
+                    sampleRate: Int(spec.freq), channelCount: Int(spec.channels), bufferFrameCount: Int(spec.samples)))
             return (device, spec, opened)
         }
         let format = AudioFormat(sampleRate: Int(spec.freq), channelCount: Int(spec.channels))
@@ -312,6 +318,7 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
         let device = self.device
         SDLSubsystem.withExclusiveAccess {
             SDL_CloseAudioDevice(device)
+            SDLAudioDeviceWatch.noteClosed(self)
             SDLSubsystem.release(SDL_INIT_AUDIO)
         }
         self.device = 0

@@ -188,6 +188,28 @@ final class AVAudioSessionTests: XCTestCase {
         XCTAssertEqual(reasons.first, AVAudioSession.RouteChangeReason.oldDeviceUnavailable.rawValue)
     }
 
+    /// Activated while a player plays (SDL's disk driver opens one device at a time), the session reports the device
+    /// the player's output holds open, as SDL granted it for the media: 48 kHz stereo, 1024-frame buffers.
+    func test_setActive_whilePlayerPlays_reportsThePlayersDevice() throws {
+        let session = AVAudioSession.sharedInstance()
+        try session.setCategory(.playback, mode: .moviePlayback, options: [])
+        try session.setPreferredSampleRate(22_050)
+        let player = AVPlayer(playerItem: AVPlayerItem(url: try fixture(.audioWAV)))
+        player.play()
+        waitUntil("playing") { player.timeControlStatus == .playing }
+        waitUntil("the device writing") {
+            ((try? FileManager.default.attributesOfItem(atPath: diskFile)[.size]) as? Int ?? 0) > 0
+        }
+
+        try session.setActive(true)
+        player.pause()
+        player.replaceCurrentItem(with: nil)
+        XCTAssertEqual(session.sampleRate, 48_000, "the player's device, not the preferred 22.05 kHz")
+        XCTAssertEqual(session.ioBufferDuration, 1_024.0 / 48_000, accuracy: 1e-12)
+        XCTAssertEqual(session.outputNumberOfChannels, 2)
+        XCTAssertEqual(session.currentRoute.outputs.first?.uid, "disk:System audio output device")
+    }
+
     /// Changing the category while active posts `.categoryChange`; a record category puts SDL's capture device, if
     /// the driver lists one, in the inputs (`disk` lists none).
     func test_categoryChangeWhileActive_postsCategoryChange() throws {

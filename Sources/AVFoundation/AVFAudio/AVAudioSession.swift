@@ -11,7 +11,8 @@ import SDLOutput
 ///   what is heard: the sound server (PipeWire, PulseAudio) or ALSA mixes every program's streams.
 /// - ``setActive(_:options:)`` with `true` starts SDL's audio driver (as `SDL_AUDIODRIVER` names it, or SDL's
 ///   choice), opens the default output device paused for a moment to learn what it grants at the preferred sample
-///   rate and buffer duration, and watches devices coming and going until the session is deactivated. It throws
+///   rate and buffer duration (or, when a player already holds an output open, takes that device and what it was
+///   granted), and watches devices coming and going until the session is deactivated. It throws
 ///   (`NSOSStatusErrorDomain`, ``ErrorCode/cannotStartPlaying``) when no driver starts or no device opens, e.g. on a
 ///   machine without sound that names no `dummy` / `disk` driver. Activation does not gate playback: players open
 ///   their own device whether or not the session is active.
@@ -168,13 +169,18 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
                 }
             }
         guard previous.wasActive, previous.changed else { return }
-        activation.withLock { _ in
+        // The inputs follow the category. Stored under `activation` (no device refresh interleaves), announced after
+        // it is released (an observer may call the session back).
+        let routeChanged: Bool = activation.withLock { _ in
             let route = state.withLock { $0.route }
             let updated = Self.route(outputs: route.outputs, category: category)
-            observationHub.withMutation(of: self, keyPath: \.currentRoute) {
-                state.withLock { $0.route = updated }
+            return state.withLock { state in
+                guard !state.route.isEqual(updated) else { return false }
+                state.route = updated
+                return true
             }
         }
+        if routeChanged { observationHub.publish(self, changed: [\.currentRoute]) }
         postRouteChange(.categoryChange, previous: previous.route)
     }
 

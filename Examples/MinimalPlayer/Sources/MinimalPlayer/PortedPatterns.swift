@@ -41,12 +41,12 @@ final class PlaybackReporter {
         interruptionToken = NotificationCenter.default.addObserver(
             forName: AVAudioSession.interruptionNotification, object: session, queue: .main
         ) { [weak self] note in
-            MainActor.assumeIsolated { self?.handleInterruption(note) }
+            self?.handleInterruption(note)
         }
         routeToken = NotificationCenter.default.addObserver(
             forName: AVAudioSession.routeChangeNotification, object: session, queue: .main
         ) { [weak self] note in
-            MainActor.assumeIsolated { self?.handleRouteChange(note) }
+            self?.handleRouteChange(note)
         }
 
         guard let item = player.currentItem else { return }
@@ -60,7 +60,7 @@ final class PlaybackReporter {
         endToken = NotificationCenter.default.addObserver(
             forName: .AVPlayerItemDidPlayToEndTime, object: item, queue: .main
         ) { [weak self] note in
-            MainActor.assumeIsolated { self?.itemDidPlayToEnd(note) }
+            self?.itemDidPlayToEnd(note)
         }
         // Was: player.publisher(for: \.timeControlStatus).sink { ... }.store(in: &cancellables)
         observations.append(
@@ -86,9 +86,11 @@ final class PlaybackReporter {
         if status == .failed { print("item failed") }
     }
 
-    // Was `@objc func itemDidPlayToEnd(_ notification: Notification)`.
-    func itemDidPlayToEnd(_ notification: Notification) {
-        timer?.invalidate()
+    // Was `@objc func itemDidPlayToEnd(_ notification: Notification)`. Nonisolated, because a `Notification` cannot
+    // be sent into the main actor in Swift 6; it enters the main actor for the class's state (it runs on the main
+    // queue).
+    nonisolated func itemDidPlayToEnd(_ notification: Notification) {
+        MainActor.assumeIsolated { timer?.invalidate() }
     }
 
     // Was `@objc func tick()`.
@@ -96,8 +98,9 @@ final class PlaybackReporter {
         print(String(format: "position %.1f s", player.currentTime().seconds))
     }
 
-    // Never called on Linux (see AVAudioSession.interruptionNotification); kept as the iOS code wrote it.
-    func handleInterruption(_ notification: Notification) {
+    // Never called on Linux (see AVAudioSession.interruptionNotification); kept as the iOS code wrote it. Nonisolated
+    // as itemDidPlayToEnd(_:) is; `player` is a Sendable constant.
+    nonisolated func handleInterruption(_ notification: Notification) {
         guard let raw = notification.userInfo?[AVAudioSessionInterruptionTypeKey] as? UInt,
             let type = AVAudioSession.InterruptionType(rawValue: raw)
         else { return }
@@ -112,7 +115,7 @@ final class PlaybackReporter {
     }
 
     // Posted when SDL reports an output added or lost.
-    func handleRouteChange(_ notification: Notification) {
+    nonisolated func handleRouteChange(_ notification: Notification) {
         guard let raw = notification.userInfo?[AVAudioSessionRouteChangeReasonKey] as? UInt,
             let reason = AVAudioSession.RouteChangeReason(rawValue: raw)
         else { return }
