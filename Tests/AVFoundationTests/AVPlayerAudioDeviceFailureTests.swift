@@ -70,9 +70,9 @@ final class AVPlayerAudioDeviceFailureTests: XCTestCase {
         XCTAssertEqual(error.code, AVError.Code.deviceNotConnected.rawValue)
         XCTAssertTrue(
             (error.localizedFailureReason ?? "").contains("not there"), "says what happened: \(error)")
-        XCTAssertEqual(statuses.withLock { $0.last }, .failed)
-        // A failed player does not play.
+        // A failed player does not play; the changes still queued for the main queue arrive, the failure last.
         spinMainRunLoop(0.2)
+        XCTAssertEqual(statuses.withLock { $0.last }, .failed, "\(statuses.withLock { $0 })")
         XCTAssertEqual(player.rate, 0)
         XCTAssertNotEqual(player.timeControlStatus, .playing)
     }
