@@ -52,7 +52,7 @@ public final class CVDisplayLink: @unchecked Sendable {
     }
 
     /// Nominal refresh rate (Hz) while no display is known.
-    static let nominalRefreshRate: Int64 = 60
+    package static let nominalRefreshRate: Int64 = 60
 
     /// Guards `displayModeProvider`.
     private static let providerLock = NSLock()
@@ -73,7 +73,7 @@ public final class CVDisplayLink: @unchecked Sendable {
 
     /// The refresh rate of `display` (nil: the main one): the provider's, else nominal when there is no provider;
     /// nil when the provider knows no such display.
-    static func refreshRate(of display: CGDirectDisplayID?) -> Int64? {
+    package static func refreshRate(of display: CGDirectDisplayID?) -> Int64? {
         guard let provider = providerLock.withLock({ displayModeProvider }) else { return nominalRefreshRate }
         guard let hz = provider(display), hz > 0 else { return display == nil ? nominalRefreshRate : nil }
         return Int64(hz)
