@@ -50,6 +50,20 @@ extension Fixture {
         case .videoOnly:
             return FixtureFacts(
                 outcome: .plays, container: Self.mp4, duration: 3, video: .h264(frameCount: 90), audio: [])
+        case .video25AAC:
+            return FixtureFacts(
+                outcome: .plays, container: Self.mp4, duration: 4,
+                video: VideoFacts(
+                    codec: "h264", width: 320, height: 240, framesPerSecond: 25, frameCount: 100,
+                    keyframeInterval: 60, hasBFrames: true),
+                audio: [.aac])
+        case .hdr10HEVC:
+            return FixtureFacts(
+                outcome: .plays, container: Self.mp4, duration: 2,
+                video: VideoFacts(
+                    codec: "hevc", width: 320, height: 240, pixelFormat: "yuv420p10le", frameCount: 60,
+                    keyframeInterval: 60, hasBFrames: false),
+                audio: [])
         case .audioOnly:
             return FixtureFacts(outcome: .plays, container: Self.mp4, duration: 3, video: nil, audio: [.aac])
         case .multiAudioSubtitles:

@@ -25,6 +25,13 @@ public enum Fixture: String, CaseIterable, Sendable {
     case audioWAV = "audio.wav"
     /// 3 s H.264 in MP4, no audio track.
     case videoOnly = "video_only.mp4"
+    /// 4 s H.264 + AAC in MP4 at 25 fps (100 pictures, 60-picture GOPs), for display links pulling at 30 and
+    /// 60 Hz, rates that are not multiples of the video's.
+    case video25AAC = "video25_aac.mp4"
+    /// 2 s 10-bit HEVC (`yuv420p10le`, no B-frames) in MP4, no audio, tagged BT.2020 primaries and matrix with the
+    /// PQ transfer, and HDR10 SEI on every keyframe: mastering display primaries G (0.265, 0.69), B (0.15, 0.06),
+    /// R (0.68, 0.32), white (0.3127, 0.329), luminance 1000 / 0.0001 cd/m²; MaxCLL 1000, MaxFALL 400.
+    case hdr10HEVC = "hdr10_hevc.mp4"
     /// 3 s AAC in MP4 (`.m4a`), no video track.
     case audioOnly = "audio_only.m4a"
     /// 5 s H.264 in Matroska with two audio tracks (eng "English" 440/660 Hz, fra "Français" 550/770 Hz) and two
