@@ -37,7 +37,7 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     let requestedWidth: Int?
     let requestedHeight: Int?
     /// Receives pictures from the engine.
-    private let store = VideoOutputStore()
+    let store = VideoOutputStore()
     /// Serialises conversions (a converter is single-threaded).
     private let converterLock = NSLock()
     /// Guarded by `converterLock`; made on the first conversion (format only), or for the current input size

@@ -42,6 +42,8 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
     private var sequenceStarted = false
     /// A pending `requestNotificationOfMediaDataChange`.
     private var notificationRequested = false
+    /// When set (tests), each picture's item time and the host time it arrived at, the newest 1024.
+    private var arrivals: [(itemTime: CMTime, host: UInt64)]?
 
     /// Accepts pictures from `newSession` (nil: from nothing) and forgets those held.
     func setSession(_ newSession: ItemSession?) {
@@ -62,6 +64,10 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
             // A picture at or before ones held restarts the sequence there.
             entries.removeAll { $0.time >= itemTime }
             entries.append(Entry(id: nextID, time: itemTime, buffer: frame.pixelBuffer))
+            if arrivals != nil {
+                if arrivals!.count >= 1024 { arrivals!.removeFirst() }
+                arrivals!.append((itemTime, CVGetCurrentHostTime()))
+            }
             nextID += 1
             if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
             sequenceStarted = true
@@ -80,6 +86,17 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
             return report
         }
         if report { owner?.output?.notifySequenceWasFlushed() }
+    }
+
+    /// Starts recording when pictures arrive (tests: a picture that came after the pull asking for it was late,
+    /// not lost).
+    func recordArrivals() {
+        lock.withLock { arrivals = arrivals ?? [] }
+    }
+
+    /// Item time and host time (nanoseconds) of each picture's arrival since ``recordArrivals()``, oldest first.
+    var arrivalLog: [(itemTime: CMTime, host: UInt64)] {
+        lock.withLock { arrivals ?? [] }
     }
 
     // MARK: Client threads
