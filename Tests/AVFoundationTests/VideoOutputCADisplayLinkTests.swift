@@ -144,7 +144,8 @@ final class VideoOutputCADisplayLinkTests: XCTestCase {
         if !unexplained.isEmpty {
             for pull in pulls.prefix(12) {
                 print(
-                    String(format: "  tick %.4f target %.4f asked %.4f", pull.timestamp, pull.targetTimestamp,
+                    String(
+                        format: "  tick %.4f target %.4f asked %.4f", pull.timestamp, pull.targetTimestamp,
                         pull.asked.seconds), pull.index.map { "\($0.map(String.init) ?? "unreadable")" } ?? "-")
             }
         }
