@@ -62,6 +62,17 @@ public let kCVImageBufferTransferFunction_SMPTE_ST_428_1: CFString = "SMPTE_ST_4
 /// The gamma exponent for `kCVImageBufferTransferFunction_UseGamma` (a number).
 public let kCVImageBufferGammaLevelKey: CFString = "CVImageBufferGammaLevel"
 
+// MARK: HDR metadata
+
+/// The mastering display's colour volume (HDR10 static metadata, SMPTE ST 2086), as Apple's
+/// `kCVImageBufferMasteringDisplayColorVolumeKey`: 24 bytes of `Data`, big-endian, in the order of the HEVC SEI message —
+/// the display primaries green, blue, red (x then y, `UInt16` in units of 0.00002), the white point (x, y, same units),
+/// the maximum then minimum luminance (`UInt32` in units of 0.0001 cd/m²).
+public let kCVImageBufferMasteringDisplayColorVolumeKey: CFString = "MasteringDisplayColorVolume"
+/// The content light level (HDR10 static metadata, CTA-861.3), as Apple's `kCVImageBufferContentLightLevelInfoKey`:
+/// 4 bytes of `Data`, big-endian — MaxCLL then MaxFALL, `UInt16` in cd/m².
+public let kCVImageBufferContentLightLevelInfoKey: CFString = "ContentLightLevelInfo"
+
 // MARK: Chroma siting
 
 /// Where chroma samples sit relative to luma in the top (or only) field (a string, one of the

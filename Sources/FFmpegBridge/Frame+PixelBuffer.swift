@@ -1,5 +1,6 @@
 import CFFmpeg
 import CoreVideo
+import Foundation
 
 /// A decoded frame's `AVFrame` reference, held by a wrapping `CVPixelBuffer` until the buffer is
 /// released. `@unchecked Sendable`: the pointer is owned by exactly one pixel buffer, whose release
@@ -94,6 +95,8 @@ extension Frame {
         }
         values[kCVImageBufferYCbCrMatrixKey] = Self.matrix(f.colorspace)
         values[kCVImageBufferChromaLocationTopFieldKey] = Self.chromaLocation(f.chroma_location)
+        values[kCVImageBufferMasteringDisplayColorVolumeKey] = masteringDisplayColorVolume
+        values[kCVImageBufferContentLightLevelInfoKey] = contentLightLevelInfo
         if let sar = sampleAspectRatio, sar.num > 0, sar.den > 0 {
             values[kCVImageBufferPixelAspectRatioKey] = [
                 kCVImageBufferPixelAspectRatioHorizontalSpacingKey: Int(sar.num),
@@ -101,6 +104,57 @@ extension Frame {
             ]
         }
         return CVBufferAttachmentStore(propagated: values)
+    }
+
+    /// Whether the frame carries HDR static metadata (mastering display or content light level side data), which
+    /// ``colorDescriptionKey`` does not cover.
+    package var hasHDRMetadata: Bool {
+        av_frame_get_side_data(pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA) != nil
+            || av_frame_get_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL) != nil
+    }
+
+    /// The mastering display side data in Apple's `kCVImageBufferMasteringDisplayColorVolumeKey` layout (24 bytes,
+    /// big-endian, primaries in SEI order green, blue, red), nil without it or when it lacks primaries or luminance.
+    var masteringDisplayColorVolume: Data? {
+        guard let side = av_frame_get_side_data(pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA),
+            side.pointee.size >= MemoryLayout<AVMasteringDisplayMetadata>.size, let bytes = side.pointee.data
+        else { return nil }
+        let m = UnsafeRawPointer(bytes).loadUnaligned(as: AVMasteringDisplayMetadata.self)
+        guard m.has_primaries != 0, m.has_luminance != 0 else { return nil }
+        var data = Data(capacity: 24)
+        func append16(_ value: AVRational, unit: Double) {
+            let scaled = av_q2d(value) / unit
+            let v = UInt16(clamping: Int(scaled.isFinite ? scaled.rounded() : 0))
+            data.append(contentsOf: [UInt8(v >> 8), UInt8(v & 0xFF)])
+        }
+        func append32(_ value: AVRational, unit: Double) {
+            let scaled = av_q2d(value) / unit
+            let v = UInt32(clamping: Int64(scaled.isFinite ? scaled.rounded() : 0))
+            data.append(contentsOf: [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)])
+        }
+        // FFmpeg keeps red, green, blue; the SEI (and Apple's layout) order is green, blue, red.
+        let p = m.display_primaries
+        for (x, y) in [(p.1.0, p.1.1), (p.2.0, p.2.1), (p.0.0, p.0.1)] {
+            append16(x, unit: 0.00002)
+            append16(y, unit: 0.00002)
+        }
+        append16(m.white_point.0, unit: 0.00002)
+        append16(m.white_point.1, unit: 0.00002)
+        append32(m.max_luminance, unit: 0.0001)
+        append32(m.min_luminance, unit: 0.0001)
+        return data
+    }
+
+    /// The content light level side data in Apple's `kCVImageBufferContentLightLevelInfoKey` layout (MaxCLL, MaxFALL
+    /// as big-endian `UInt16`), nil without it.
+    var contentLightLevelInfo: Data? {
+        guard let side = av_frame_get_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL),
+            side.pointee.size >= MemoryLayout<AVContentLightMetadata>.size, let bytes = side.pointee.data
+        else { return nil }
+        let c = UnsafeRawPointer(bytes).loadUnaligned(as: AVContentLightMetadata.self)
+        let cll = UInt16(clamping: c.MaxCLL)
+        let fall = UInt16(clamping: c.MaxFALL)
+        return Data([UInt8(cll >> 8), UInt8(cll & 0xFF), UInt8(fall >> 8), UInt8(fall & 0xFF)])
     }
 
     /// `data[i]` / `linesize[i]` of the first four planes of `frame`.

@@ -206,9 +206,9 @@ final class AVVideoCompositionBuiltInTests: XCTestCase {
         XCTAssertNil(p.item.videoComposition)
         // The engine removes the composer between two steps (a command: the app's thread never writes the session).
         waitUntil("the session's composer removed") { p.item.session?.videoCompositor == nil }
-        // Later pictures are the decoded ones again.
+        // Later pictures are the decoded ones again (in the output's default format for them, 420v).
         let later = try XCTUnwrap(p.picture(10, from: output))
-        XCTAssertEqual(CVPixelBufferGetPixelFormatType(later), kCVPixelFormatType_420YpCbCr8Planar)
+        XCTAssertEqual(CVPixelBufferGetPixelFormatType(later), kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange)
         XCTAssertEqual(frameIndex(of: later), 10)
     }
 }

@@ -50,21 +50,24 @@ final class VideoOutputPullTests: XCTestCase {
         }
     }
 
-    func test_420f_y420_readTheRightIndex_andMatchingFormatsAreNotCopied() throws {
+    func test_420f_y420_default420v_readTheRightIndex_andMatchingFormatsAreNotCopied() throws {
         let fullRange = AVPlayerItemVideoOutput(pixelBufferAttributes: [
             kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_420YpCbCr8BiPlanarFullRange)
         ])
         let planar = AVPlayerItemVideoOutput(pixelBufferAttributes: [
             kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_420YpCbCr8Planar)
         ])
+        let planarToo = AVPlayerItemVideoOutput(pixelBufferAttributes: [
+            kCVPixelBufferPixelFormatTypeKey: [Int(kCVPixelFormatType_420YpCbCr8Planar)]
+        ])
         let plain = AVPlayerItemVideoOutput()
-        let (v, _) = try startPlaying([fullRange, planar, plain], rate: 1)
+        let (v, _) = try startPlaying([fullRange, planar, plain, planarToo], rate: 1)
         for k in [0, 5, 31] {
             let host = CMTime(value: Int64(k) * 1_000_000 + 500, timescale: 30_000_000)
             if host > v.clock.time { v.clock.advance(by: host - v.clock.time) }
             let t = CMTime(value: Int64(k), timescale: 30)
             var buffers: [CVPixelBuffer] = []
-            for output in [fullRange, planar, plain] {
+            for output in [fullRange, planar, plain, planarToo] {
                 buffers.append(try XCTUnwrap(copyPicture(output, at: t).buffer))
             }
             XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffers[0]), kCVPixelFormatType_420YpCbCr8BiPlanarFullRange)
@@ -74,8 +77,11 @@ final class VideoOutputPullTests: XCTestCase {
             for buffer in buffers { XCTAssertEqual(frameIndex(of: buffer), k) }
             // Full range stretches video-range luma: y' = (y − 16) × 255 / 219, pixel for pixel.
             XCTAssertLessThanOrEqual(meanRangeError(full: buffers[0], video: buffers[1]), 1.5)
-            // The decoder makes 8-bit planar 4:2:0: y420 and the default output get the decoded picture itself.
-            XCTAssertTrue(buffers[1] === buffers[2], "y420 is handed out without a copy")
+            // The decoder makes 8-bit planar 4:2:0: outputs asking for y420 get the decoded picture itself; the
+            // default is Apple's bi-planar 420v, a copy.
+            XCTAssertTrue(buffers[1] === buffers[3], "y420 is handed out without a copy")
+            XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffers[2]), kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange)
+            XCTAssertFalse(buffers[1] === buffers[2])
             XCTAssertFalse(buffers[0] === buffers[2])
         }
     }

@@ -44,10 +44,10 @@ final class VideoOutputTests: XCTestCase {
             let buffer = try XCTUnwrap(output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown))
             XCTAssertEqual(frameIndex(of: buffer), k)
             XCTAssertEqual(shown, t)
-            XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffer), kCVPixelFormatType_420YpCbCr8Planar)
+            XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffer), kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange)
             XCTAssertFalse(output.hasNewPixelBuffer(forItemTime: t), "acquired")
             XCTAssertFalse(output.hasNewPixelBuffer(forItemTime: t + frame), "frame \(k + 1) is not due yet")
-            // Copying again returns the same (decoded, not copied) picture.
+            // Copying again returns the same buffer (converted once).
             XCTAssertTrue(output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: nil) === buffer)
         }
         // Before the first picture there is nothing to show.
@@ -118,7 +118,7 @@ final class VideoOutputTests: XCTestCase {
             let b = try XCTUnwrap(wide.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: nil))
             XCTAssertEqual(CVPixelBufferGetWidth(b), 640)
             XCTAssertEqual(CVPixelBufferGetHeight(b), 640 * fixtureHeight / 320)
-            XCTAssertEqual(CVPixelBufferGetPixelFormatType(b), kCVPixelFormatType_420YpCbCr8Planar)
+            XCTAssertEqual(CVPixelBufferGetPixelFormatType(b), kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange)
             XCTAssertEqual(frameIndex(of: b), k)
         }
     }

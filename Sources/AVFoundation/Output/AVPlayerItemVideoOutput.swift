@@ -17,21 +17,33 @@ import PlaybackEngine
 /// - In real-time playback forwards, pictures arrive up to 50 ms before they are due (so a display link asking
 ///   about its next refresh finds the picture for it); with a virtual clock, or playing backwards, they arrive when
 ///   due.
-/// - `kCVPixelBufferPixelFormatTypeKey` (one number or an array: the first format listed that can be produced is
-///   used) chooses the format: the decoder's own buffer is returned without a copy when it already has that format
-///   (usually `kCVPixelFormatType_420YpCbCr8Planar`, 'y420'); otherwise the picture is converted with libswscale
-///   into pooled buffers (`'y420'`, `'f420'`, `'420v'`, `'420f'`, `'BGRA'`, `'RGBA'`, `'ARGB'`, `'L008'`) on the
+/// - Formats: without `kCVPixelBufferPixelFormatTypeKey`, 8-bit 4:2:0 video comes as Apple's default for it,
+///   bi-planar `kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange` (`'420v'`; `'420f'` for full-range streams), the
+///   layout texture code expects (one texture per plane); other decoded formats come as they are. The key (one number
+///   or an array: the first format listed that can be produced is used) chooses among `'420v'`, `'420f'`, `'y420'`,
+///   `'f420'`, `'BGRA'`, `'RGBA'`, `'ARGB'` and `'L008'`; the decoder's own buffer is returned without a copy when
+///   it already has that format (`'y420'` for most 8-bit 4:2:0 streams), otherwise the picture is converted with
+///   libswscale into the output's pool (unscaled 4:2:0 to `'420v'` is a plane copy and a chroma interleave) on the
 ///   thread that calls ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)``, keeping the playback thread free.
-///   Without the key (or with no producible format) the decoder's buffers are returned as they are.
+///   10-bit formats (`'x420'`) are not produced: 10-bit sources are decoded to 8 bits, and a list naming only
+///   formats that cannot be produced gets the default.
 ///   `kCVPixelBufferWidthKey` / `kCVPixelBufferHeightKey` scale (bicubic; with only one of them the other keeps the
 ///   aspect ratio). Row-alignment, IOSurface, OpenGL and Metal keys are ignored.
+/// - Colour: every buffer carries the stream's colour primaries, transfer function and YCbCr matrix attachments, and
+///   HDR10 mastering-display and content-light metadata when the stream has them
+///   (`kCVImageBufferMasteringDisplayColorVolumeKey`, `kCVImageBufferContentLightLevelInfoKey`); on the buffers the
+///   output makes, values the stream leaves unstated are filled with the ones players assume (BT.709 for HD, BT.601
+///   below); the decoder's own buffers, vended without a copy, carry only what the stream states. Range is the pixel
+///   format's, as on Apple's systems.
+/// - Memory: converted buffers come from a pool that reuses the buffers the app has let go; buffers the app keeps
+///   are simply not reused (the pool allocates beside them), so an app holding buffers never stalls decoding.
 /// - With no delegate queue the delegate is called on the main queue.
 /// - Buffers vended without conversion are the decoder's own memory (no copy): treat their pixels as read-only.
 ///   At most four pictures are held per output.
 ///
 /// Thread-safe: every method may be called from any thread. Conversions are serialised per output.
 open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
-    /// The pixel format buffers are converted to; nil returns the decoder's buffers as they are.
+    /// The pixel format buffers are converted to; nil: Apple's default for the decoded format (``defaultFormat(forDecoded:)``).
     let pixelFormatType: OSType?
     /// The requested size (`kCVPixelBufferWidthKey`, `kCVPixelBufferHeightKey`); nil: the decoded one.
     let requestedWidth: Int?
@@ -49,7 +61,7 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     private weak var pullDelegate: (any AVPlayerItemOutputPullDelegate)?
     private var queue: DispatchQueue?
 
-    /// An output vending buffers with `pixelBufferAttributes` (CoreVideo keys; nil: the decoder's buffers), as
+    /// An output vending buffers with `pixelBufferAttributes` (CoreVideo keys; nil: Apple's default format), as
     /// Apple's `init(pixelBufferAttributes:)`. See the type's documentation for the keys honoured.
     public init(pixelBufferAttributes: [String: Any]? = nil) {
         self.pixelFormatType = Self.chooseFormat(pixelBufferAttributes?[kCVPixelBufferPixelFormatTypeKey])
@@ -87,16 +99,58 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
         outItemTimeForDisplay?.pointee = entry.time
         if let converted = entry.converted { return converted }
         let decoded = entry.buffer
-        let format = pixelFormatType ?? CVPixelBufferGetPixelFormatType(decoded)
+        let decodedFormat = CVPixelBufferGetPixelFormatType(decoded)
+        let format = pixelFormatType ?? Self.defaultFormat(forDecoded: decodedFormat)
         let (width, height) = outputSize(for: decoded)
-        if format == CVPixelBufferGetPixelFormatType(decoded), width == CVPixelBufferGetWidth(decoded),
-            height == CVPixelBufferGetHeight(decoded)
-        {
+        if format == decodedFormat, width == CVPixelBufferGetWidth(decoded), height == CVPixelBufferGetHeight(decoded) {
             return decoded
         }
         guard let converted = convert(decoded, to: format, width: width, height: height) else { return nil }
+        Self.completeColorAttachments(
+            of: converted, pictureWidth: CVPixelBufferGetWidth(decoded), pictureHeight: CVPixelBufferGetHeight(decoded))
         store.setConverted(converted, for: entry.id)
         return converted
+    }
+
+    /// The same-size converter's pool counters (tests): nil before the first conversion.
+    var converterPoolStatistics: PixelBufferPoolStatistics? {
+        converterLock.withLock { scaler?.poolStatistics }
+    }
+
+    /// The format vended without `kCVPixelBufferPixelFormatTypeKey`: Apple's default for the source, bi-planar
+    /// 4:2:0 (`'420v'`, `'420f'` at full range) for 8-bit 4:2:0 pictures; other decoded formats as they are.
+    static func defaultFormat(forDecoded format: OSType) -> OSType {
+        switch format {
+        case kCVPixelFormatType_420YpCbCr8Planar: return kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange
+        case kCVPixelFormatType_420YpCbCr8PlanarFullRange: return kCVPixelFormatType_420YpCbCr8BiPlanarFullRange
+        default: return format
+        }
+    }
+
+    /// Attaches the colour description the stream left unstated, as a player assumes it (mpv's and libavcodec's
+    /// guesses): BT.709 primaries, transfer and matrix for pictures wider than 1024 or taller than 576 lines;
+    /// below that the BT.601 matrix with EBU 3213 (576-line, PAL) or SMPTE C primaries, and the BT.709 transfer.
+    /// Attachments the stream states are kept. Range is the pixel format's (`'420v'` video, `'420f'` full).
+    static func completeColorAttachments(of buffer: CVPixelBuffer, pictureWidth: Int, pictureHeight: Int) {
+        let hd = pictureWidth > 1024 || pictureHeight > 576
+        let primaries =
+            hd
+            ? kCVImageBufferColorPrimaries_ITU_R_709_2
+            : (pictureHeight == 576 ? kCVImageBufferColorPrimaries_EBU_3213 : kCVImageBufferColorPrimaries_SMPTE_C)
+        var defaults: [(CFString, CFString)] = [
+            (kCVImageBufferColorPrimariesKey, primaries),
+            (kCVImageBufferTransferFunctionKey, kCVImageBufferTransferFunction_ITU_R_709_2),
+        ]
+        if PixelFormatLayout.forPixelFormatType(CVPixelBufferGetPixelFormatType(buffer))?.isYCbCr ?? false {
+            defaults.append(
+                (
+                    kCVImageBufferYCbCrMatrixKey,
+                    hd ? kCVImageBufferYCbCrMatrix_ITU_R_709_2 : kCVImageBufferYCbCrMatrix_ITU_R_601_4
+                ))
+        }
+        for (key, value) in defaults where CVBufferCopyAttachment(buffer, key, nil) == nil {
+            CVBufferSetAttachment(buffer, key, value as AnyObject, .shouldPropagate)
+        }
     }
 
     /// The size buffers are vended at: the requested one; with only one dimension requested, the other follows

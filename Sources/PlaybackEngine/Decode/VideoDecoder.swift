@@ -260,6 +260,8 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
 
     /// The colour attachments of `frame`, reused while its colour description does not change.
     private func attachments(for frame: Frame) -> CVBufferAttachmentStore {
+        // HDR metadata is side data the key does not cover: such frames get their own.
+        if frame.hasHDRMetadata { return frame.colorAttachments }
         let key = frame.colorDescriptionKey
         if let cachedAttachments, cachedAttachments.key == key { return cachedAttachments.store }
         let attachments = frame.colorAttachments

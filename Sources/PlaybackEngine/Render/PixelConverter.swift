@@ -29,6 +29,10 @@ package final class PixelConverter {
         scaler = try Scaler(outputPixelFormatType: outputPixelFormatType, threads: threads)
     }
 
+    /// The output pool's counters (nil before the first conversion): a flat allocation count shows buffers being
+    /// reused (tests, diagnostics).
+    package var poolStatistics: PixelBufferPoolStatistics? { scaler.poolStatistics }
+
     /// `buffer` converted into a new buffer of ``outputPixelFormatType`` from the converter's pool, same size.
     ///
     /// - Throws: a ``MediaFailure``: kind ``MediaFailureKind/unsupported`` for an input format not in
