@@ -67,8 +67,9 @@ open class CADisplayLink: NSObject {
         var runLoop: RunLoop?
         var timers: [RunLoop.Mode: Timer] = [:]
         var grid: Grid?
-        /// The last tick called back (or skipped while paused): a tick is never called back twice.
-        var lastTick: Int64 = -1
+        /// The last tick of the current grid called back (or skipped while paused): a tick is never called back
+        /// twice. A new grid starts from tick 0 (now); its first callback is tick 1 or later.
+        var lastTick: Int64 = 0
     }
 
     /// Guards everything mutable. Never held while calling the action or into the run loop.
@@ -166,7 +167,10 @@ open class CADisplayLink: NSObject {
                 apiViolation("A CADisplayLink can be added to one run loop only; remove it from the first one.")
             }
             s.runLoop = runloop
-            if s.grid == nil { s.grid = makeGrid(s.preference) }
+            if s.grid == nil {
+                s.grid = makeGrid(s.preference)
+                s.lastTick = 0
+            }
             let timer = makeTimer(s.grid!)
             s.timers[mode] = timer
             return timer
@@ -235,6 +239,7 @@ open class CADisplayLink: NSObject {
             guard let runLoop = s.runLoop, !s.timers.isEmpty else { return nil }
             let grid = makeGrid(s.preference)
             s.grid = grid
+            s.lastTick = 0
             var swaps: [(RunLoop.Mode, Timer, Timer)] = []
             for (mode, old) in s.timers {
                 let timer = makeTimer(grid)
