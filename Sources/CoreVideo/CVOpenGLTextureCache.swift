@@ -68,6 +68,9 @@ public typealias CVOpenGLESTexture = CVOpenGLTexture
 ///   with the context current before letting the cache go: a cache released without it leaves them to the
 ///   context's destruction, as it cannot make GL calls from `deinit`).
 ///
+/// GL's types appear by value (`GLenum` and `GLuint` are `UInt32`, `GLint` and `GLsizei` `Int32`): CoreVideo
+/// declares none that could clash with the app's GL module.
+///
 /// Thread safety: the functions may be called from any thread that has the context current; the cache's own
 /// bookkeeping is locked.
 public final class CVOpenGLTextureCache: @unchecked Sendable {
@@ -253,12 +256,12 @@ public func CVOpenGLTextureCacheCreateTextureFromImage(
 
 /// The texture's target, as Apple's `CVOpenGLTextureGetTarget`: always `GL_TEXTURE_2D` here (Apple's macOS cache
 /// gives `GL_TEXTURE_RECTANGLE`; coordinates here are normalised 0…1).
-public func CVOpenGLTextureGetTarget(_ image: CVOpenGLTexture) -> GLenum {
+public func CVOpenGLTextureGetTarget(_ image: CVOpenGLTexture) -> UInt32 {
     GLConstant.texture2D
 }
 
 /// The texture's name, as Apple's `CVOpenGLTextureGetName`.
-public func CVOpenGLTextureGetName(_ image: CVOpenGLTexture) -> GLuint {
+public func CVOpenGLTextureGetName(_ image: CVOpenGLTexture) -> UInt32 {
     image.name
 }
 
@@ -298,8 +301,8 @@ public func CVOpenGLESTextureCacheCreate(
 @discardableResult
 public func CVOpenGLESTextureCacheCreateTextureFromImage(
     _ allocator: CFAllocator?, _ textureCache: CVOpenGLESTextureCache, _ sourceImage: CVImageBuffer,
-    _ textureAttributes: CFDictionary?, _ target: GLenum, _ internalFormat: GLint, _ width: GLsizei,
-    _ height: GLsizei, _ format: GLenum, _ type: GLenum, _ planeIndex: Int,
+    _ textureAttributes: CFDictionary?, _ target: UInt32, _ internalFormat: Int32, _ width: Int32,
+    _ height: Int32, _ format: UInt32, _ type: UInt32, _ planeIndex: Int,
     _ textureOut: UnsafeMutablePointer<CVOpenGLESTexture?>
 ) -> CVReturn {
     textureOut.pointee = nil
@@ -316,12 +319,12 @@ public func CVOpenGLESTextureCacheCreateTextureFromImage(
 }
 
 /// The texture's target, as Apple's `CVOpenGLESTextureGetTarget`: `GL_TEXTURE_2D`.
-public func CVOpenGLESTextureGetTarget(_ image: CVOpenGLESTexture) -> GLenum {
+public func CVOpenGLESTextureGetTarget(_ image: CVOpenGLESTexture) -> UInt32 {
     CVOpenGLTextureGetTarget(image)
 }
 
 /// The texture's name, as Apple's `CVOpenGLESTextureGetName`.
-public func CVOpenGLESTextureGetName(_ image: CVOpenGLESTexture) -> GLuint {
+public func CVOpenGLESTextureGetName(_ image: CVOpenGLESTexture) -> UInt32 {
     CVOpenGLTextureGetName(image)
 }
 

@@ -7,13 +7,13 @@ import Musl
 #endif
 
 /// An OpenGL enumerated value, as `GLenum` (`UInt32`).
-public typealias GLenum = UInt32
+typealias GLenum = UInt32
 /// An OpenGL object name, as `GLuint` (`UInt32`).
-public typealias GLuint = UInt32
+typealias GLuint = UInt32
 /// A signed OpenGL integer, as `GLint` (`Int32`).
-public typealias GLint = Int32
+typealias GLint = Int32
 /// An OpenGL size, as `GLsizei` (`Int32`).
-public typealias GLsizei = Int32
+typealias GLsizei = Int32
 
 /// The OpenGL entry points the texture cache calls, looked up at run time (`dlsym`), so CoreVideo links no GL
 /// library: in the process first (the app's GL loader or libGL), else from libglvnd's `libOpenGL.so.0`, `libGL.so.1`
