@@ -25,7 +25,7 @@ import PlaybackEngine
 /// never calls back twice for one tick.
 ///
 /// Differs from Apple:
-/// - Without an Objective-C runtime there are no selectors. ``init(target:selector:)`` takes an unapplied method
+/// - Without an Objective-C runtime there are no selectors. `init(target:selector:)` takes an unapplied method
 ///   reference instead (`selector: Self.step`, `MyView.step`) — `(Target) -> (CADisplayLink) -> Void`, or
 ///   `(Target) -> () -> Void` for a method without the sender — and retains the target as Apple's does.
 ///   ``init(oavfHandler:)`` (an OpenAVFoundation extension) takes a closure.

@@ -43,7 +43,7 @@ import PlaybackEngine
 ///
 /// Thread-safe: every method may be called from any thread. Conversions are serialised per output.
 open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
-    /// The pixel format buffers are converted to; nil: Apple's default for the decoded format (``defaultFormat(forDecoded:)``).
+    /// The pixel format buffers are converted to; nil: Apple's default for the decoded format (`defaultFormat(forDecoded:)`).
     let pixelFormatType: OSType?
     /// The requested size (`kCVPixelBufferWidthKey`, `kCVPixelBufferHeightKey`); nil: the decoded one.
     let requestedWidth: Int?
