@@ -46,7 +46,7 @@ final class CADisplayLinkTests: XCTestCase {
                 XCTFail("timed out waiting for \(what)", file: file, line: line)
                 return
             }
-            RunLoop.current.run(mode: mode, before: Date().addingTimeInterval(0.02))
+            _ = RunLoop.current.run(mode: mode, before: Date().addingTimeInterval(0.02))
         }
     }
 
@@ -226,7 +226,7 @@ final class CADisplayLinkTests: XCTestCase {
             shared.add(to: .current, forMode: .common)
             ready.signal()
             while !stop.withLock({ done }) {
-                RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.02))
+                _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.02))
             }
         }
         thread.start()

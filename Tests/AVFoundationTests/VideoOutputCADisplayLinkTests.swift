@@ -71,7 +71,7 @@ final class VideoOutputCADisplayLinkTests: XCTestCase {
         // As an app does, the link runs before playback starts (and pulls the first picture once it is there).
         let prerollDeadline = Date().addingTimeInterval(20)
         while pulls.count < 4 && Date() < prerollDeadline {
-            RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
+            _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
         }
         player.play()
         // A generous bound: only a hang reaches it (a loaded machine plays slower than real time).
@@ -79,7 +79,7 @@ final class VideoOutputCADisplayLinkTests: XCTestCase {
         var ticksAfterEnd = 0
         var pullsAtEnd = 0
         while ticksAfterEnd < 6 && Date() < deadline {
-            RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
+            _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
             if ends.count == 1 {
                 if pullsAtEnd == 0 { pullsAtEnd = pulls.count }
                 ticksAfterEnd = pulls.count - pullsAtEnd
