@@ -122,6 +122,97 @@ final class HLSAdaptiveTests: XCTestCase {
     }
 }
 
+/// Start-up on a fast link (issue 29): a two-rung ladder as a new viewer meets it — 345 and 1,060 kbit/s declared, the
+/// low rung listed first — over the ladder's 360p and 540p segments (2 s each), served from loopback (tens of Mbit/s:
+/// far above either rung). On the virtual clock (`VirtualPlayer`, untimed); which variant each segment came from is
+/// read from the server's request log.
+final class HLSStartUpTests: XCTestCase {
+    private var server: HTTPTestServer!
+    private let master = "/hls/ts/two_rungs.m3u8"
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+        server.route(master) { _ in
+            HTTPTestResponse(
+                text: """
+                    #EXTM3U
+                    #EXT-X-VERSION:3
+                    #EXT-X-INDEPENDENT-SEGMENTS
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",DEFAULT=YES,LANGUAGE="eng",URI="eng.m3u8"
+                    #EXT-X-STREAM-INF:BANDWIDTH=345000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",AUDIO="aud"
+                    360p.m3u8
+                    #EXT-X-STREAM-INF:BANDWIDTH=1060000,RESOLUTION=960x540,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aud"
+                    540p.m3u8
+
+                    """)
+        }
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    /// The variants ("360p") the video segments of `records` came from, by segment number.
+    private func videoSegments(in records: [HTTPTestRequestRecord]) -> [Int: [String]] {
+        var fetched: [Int: [String]] = [:]
+        for path in records.map(\.path) where path.hasSuffix(".ts") {
+            let parts = (path as NSString).lastPathComponent.dropLast(3).split(separator: "_")
+            guard parts.count == 2, parts[0].hasSuffix("p"), let number = Int(parts[1]) else { continue }
+            fetched[number, default: []].append(String(parts[0]))
+        }
+        return fetched
+    }
+
+    private func playToEnd(_ v: VirtualPlayer) -> AVPlayerItem {
+        let item = AVPlayerItem(url: server.url(String(master.dropFirst())))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        v.player.play()
+        waitUntil("end", timeout: 60) { ends.count > 0 || item.status == .failed }
+        XCTAssertNil(item.error)
+        return item
+    }
+
+    /// The first segment of the start variant gives the first estimate, and the next request is already for the high
+    /// rung: the switch is decided for segment 1 (the second), on that one measurement, not for segment 3.
+    func test_fastLink_switchesUpAtTheSecondSegment() throws {
+        let v = VirtualPlayer(captureAudio: false)
+        let item = playToEnd(v)
+        let fetched = videoSegments(in: server.requestLog)
+        XCTAssertEqual(fetched[0], ["360p"], "\(fetched)")
+        for segment in 1..<6 { XCTAssertEqual(fetched[segment], ["540p"], "segment \(segment): \(fetched)") }
+        let decisions = item.oavfVariantDecisions
+        XCTAssertEqual(decisions.map(\.reason), [.start, .bandwidthUp])
+        XCTAssertEqual(decisions.map(\.mediaSequence), [0, 1])
+        XCTAssertEqual(decisions.last?.itemTime.seconds ?? 0, 2, accuracy: 0.05)
+        XCTAssertGreaterThan(decisions.last?.estimatedBitRate ?? 0, 1_060_000 / 0.7, "the first segment measured")
+        XCTAssertNotNil(decisions.last?.forwardBufferDuration)
+        // Every picture once: the switch is seamless.
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }, Array(0..<HLSFixture.ts.facts.video.frameCount))
+    }
+
+    /// The next item of the same player from the same host starts on the rung the first one measured: its start
+    /// decision carries that estimate, and none of its segments comes from the low rung.
+    func test_nextItemFromTheSameHost_startsOnTheRungTheLastMeasured() throws {
+        let v = VirtualPlayer(captureAudio: false)
+        let first = playToEnd(v)
+        let measured = try XCTUnwrap(first.oavfVariantDecisions.last?.estimatedBitRate)
+        let before = server.requestLog.count
+        let second = playToEnd(v)
+        let decisions = second.oavfVariantDecisions
+        XCTAssertEqual(decisions.map(\.reason), [.start], "\(decisions)")
+        XCTAssertEqual(decisions.first?.toPeakBitRate, 1_060_000)
+        XCTAssertGreaterThan(decisions.first?.estimatedBitRate ?? 0, 1_060_000 / 0.7)
+        XCTAssertGreaterThan(measured, 1_060_000 / 0.7)
+        // The segments played by the second item: all from 540p (the asset's loading, before the player, still
+        // probes the first listed variant's first segment).
+        let playback = videoSegments(in: Array(server.requestLog.dropFirst(before)))
+        for segment in 1..<6 { XCTAssertEqual(playback[segment], ["540p"], "segment \(segment): \(playback)") }
+        XCTAssertTrue(playback[0]?.contains("540p") ?? false, "\(playback)")
+        XCTAssertEqual(v.frames.indices.compactMap { $0 }.suffix(180), ArraySlice(0..<180))
+    }
+}
+
 /// Adaptive bitrate in real time against a throttled server (SDL's disk driver writing to /dev/null as the audio
 /// device): the server's bandwidth limit is the network.
 final class HLSAdaptiveRealTimeTests: XCTestCase {

@@ -7,14 +7,21 @@ import XCTest
 /// The bandwidth estimate (two moving averages, the lower wins), the meter that samples transfers, and the default
 /// variant policy, on synthetic numbers.
 final class BandwidthEstimatorTests: XCTestCase {
-    func test_noEstimate_untilTwoSamples() {
+    func test_firstSampleIsTheEstimate_thePriorBeforeIt() {
         var estimator = BandwidthEstimator()
         XCTAssertNil(estimator.estimate)
         estimator.add(bitsPerSecond: 8_000_000, mediaSeconds: 2)
-        XCTAssertNil(estimator.estimate, "the first segment does not decide alone")
+        XCTAssertEqual(estimator.estimate ?? 0, 8_000_000, accuracy: 1, "the first segment gives the first estimate")
         estimator.add(bitsPerSecond: 8_000_000, mediaSeconds: 2)
         XCTAssertEqual(estimator.estimate ?? 0, 8_000_000, accuracy: 1)
         XCTAssertEqual(estimator.sampleCount, 2)
+
+        var seeded = BandwidthEstimator(prior: 3_000_000)
+        XCTAssertEqual(seeded.estimate, 3_000_000, "an earlier item's estimate, until this one measures")
+        seeded.add(bitsPerSecond: 1_000_000, mediaSeconds: 2)
+        XCTAssertEqual(seeded.estimate ?? 0, 1_000_000, accuracy: 1, "the measurement replaces it")
+        XCTAssertNil(BandwidthEstimator(prior: .nan).estimate)
+        XCTAssertNil(BandwidthEstimator(prior: 0).estimate)
     }
 
     func test_ignoresSamplesWithoutRateOrMedia() {
@@ -69,7 +76,7 @@ final class BandwidthEstimatorTests: XCTestCase {
         let meter = BandwidthMeter(log: log)
         XCTAssertNil(meter.estimate())
         log.record(transfer(0, 1, 250_000, variant: true))
-        XCTAssertNil(meter.estimate())
+        XCTAssertEqual(meter.estimate() ?? 0, 2_000_000, accuracy: 1)
         log.record(transfer(2, 1, 250_000, variant: true))
         XCTAssertEqual(meter.estimate() ?? 0, 2_000_000, accuracy: 1)
         XCTAssertEqual(meter.estimator.sampleCount, 2, "each transfer sampled once")
@@ -127,31 +134,57 @@ final class DefaultVariantPolicyTests: XCTestCase {
         XCTAssertEqual(choose(current: 0, estimate: nil, buffer: 8), VariantChoice(index: 0, reason: .hold))
     }
 
-    func test_upOnlyWithMarginAndAHealthyBuffer() {
-        // 0.7 × 2.6 Mb/s = 1.82 Mb/s covers the top (1.79).
+    func test_upOnlyWithMargin_andWhenTheSegmentArrivesInTime() {
+        // Two segments buffered: 0.97 × 2.6 Mb/s covers the top (1.79), which arrives in 1.38 s.
         XCTAssertEqual(
             choose(current: 0, estimate: 2_600_000, buffer: 4), VariantChoice(index: 2, reason: .bandwidthUp))
-        // 0.7 × 2.4 = 1.68: the middle only.
+        // A segment buffered: 0.85 × 2.0 = 1.7: the middle only.
         XCTAssertEqual(
-            choose(current: 0, estimate: 2_400_000, buffer: 4), VariantChoice(index: 1, reason: .bandwidthUp))
-        // The buffer holds less than a segment: stay.
-        XCTAssertEqual(choose(current: 0, estimate: 9_000_000, buffer: 1), VariantChoice(index: 0, reason: .hold))
-        // 1.2 × the lowest rung: 0.7 × 697 kb/s covers none; stay on the lowest.
+            choose(current: 0, estimate: 2_000_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthUp))
+        // At the start (nothing buffered beyond the first segment), one fast segment is enough: the top's next
+        // segment arrives in 0.4 s.
+        XCTAssertEqual(
+            choose(current: 0, estimate: 9_000_000, buffer: 0), VariantChoice(index: 2, reason: .bandwidthUp))
+        // The top would take 1.63 s to arrive: more than 0.8 of the segment being read; the middle, 0.93 s, does not.
+        XCTAssertEqual(
+            choose(current: 0, estimate: 2_200_000, buffer: 0), VariantChoice(index: 1, reason: .bandwidthUp))
+        // A full buffer (8 s) lets 1.2 × the estimate do: 1.92 Mb/s covers the top; with 4 s, 0.97 × does not.
+        XCTAssertEqual(
+            choose(current: 1, estimate: 1_600_000, buffer: 8), VariantChoice(index: 2, reason: .bandwidthUp))
+        XCTAssertEqual(choose(current: 1, estimate: 1_600_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
+        // 1.2 × the lowest rung: no share of 697 kb/s covers the middle; stay on the lowest.
         XCTAssertEqual(choose(current: 0, estimate: 696_960, buffer: 6), VariantChoice(index: 0, reason: .hold))
+    }
+
+    /// Between the down share (1.13 × the estimate with 4 s buffered) and the up share (0.97 ×) the variant holds: no
+    /// oscillation on a link near a rung.
+    func test_holdsBetweenTheDownAndUpThresholds() {
+        // Down below 1.0208 / 1.133 Mb/s, up from 1.7908 / 0.967.
+        for estimate in stride(from: 920_000.0, to: 1_840_000, by: 20_000) {
+            XCTAssertEqual(
+                choose(current: 1, estimate: estimate, buffer: 4), VariantChoice(index: 1, reason: .hold),
+                "\(estimate)")
+        }
     }
 
     func test_downWhenTheEstimateNoLongerCoversTheVariant() {
         XCTAssertEqual(
-            choose(current: 2, estimate: 1_500_000, buffer: 8), VariantChoice(index: 1, reason: .bandwidthDown))
+            choose(current: 2, estimate: 1_500_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthDown))
         XCTAssertEqual(
-            choose(current: 2, estimate: 700_000, buffer: 8), VariantChoice(index: 0, reason: .bandwidthDown))
+            choose(current: 2, estimate: 700_000, buffer: 2), VariantChoice(index: 0, reason: .bandwidthDown))
+        // A full buffer (8 s) absorbs segments above the estimate for a while: 1.4 × 1.5 Mb/s covers the top,
+        // 1.4 × 1.2 does not.
+        XCTAssertEqual(choose(current: 2, estimate: 1_500_000, buffer: 8), VariantChoice(index: 2, reason: .hold))
+        XCTAssertEqual(
+            choose(current: 2, estimate: 1_200_000, buffer: 8), VariantChoice(index: 1, reason: .bandwidthDown))
     }
 
     func test_oneRungDownBeforeTheBufferRunsDry() {
-        // 1.9 Mb/s covers the top but without margin, and 1 s (half a segment) is left.
-        XCTAssertEqual(choose(current: 2, estimate: 1_900_000, buffer: 1), VariantChoice(index: 1, reason: .bufferLow))
+        // 1.9 Mb/s covers the top, but its next segment (1.88 s) would arrive after 0.8 of the segment being read,
+        // with nothing buffered beyond it.
+        XCTAssertEqual(choose(current: 2, estimate: 1_900_000, buffer: 0), VariantChoice(index: 1, reason: .bufferLow))
         // With margin the buffer alone does not step down.
-        XCTAssertEqual(choose(current: 2, estimate: 9_000_000, buffer: 1), VariantChoice(index: 2, reason: .hold))
+        XCTAssertEqual(choose(current: 2, estimate: 9_000_000, buffer: 0), VariantChoice(index: 2, reason: .hold))
     }
 
     func test_aVariantOutsideTheCaps_leavesAtOnce() {

@@ -5,22 +5,30 @@ import Foundation
 /// burst, and the estimate is the lower of the two. Each sample is weighted by the seconds of media it fetched (not
 /// by the transfer's own duration: on a fast link a segment arrives in milliseconds and would barely count).
 ///
-/// Until ``minimumSamples`` samples were taken there is no estimate: the first segment of a session does not decide
-/// alone. A value type; owned by whoever holds it.
+/// The first segment's sample is the first estimate (hls.js and ExoPlayer switch up after the first segment on a fast
+/// link: a viewer's first seconds are the ones that count). Before any sample, the estimate is the ``prior`` when
+/// one was given (what an earlier item of the same player measured of the same host), else there is none. A value
+/// type; owned by whoever holds it.
 package struct BandwidthEstimator: Sendable, Equatable {
     /// Half-life of the fast average in seconds of media (one 2 s segment halves the old value's weight).
     package static let fastHalfLife = 2.0
     /// Half-life of the slow average (Shaka's 5 s).
     package static let slowHalfLife = 5.0
-    /// Samples needed before an estimate exists.
-    package static let minimumSamples = 2
+    /// Samples needed before the measured estimate replaces the ``prior``.
+    package static let minimumSamples = 1
 
     private var fast = MovingAverage(halfLife: BandwidthEstimator.fastHalfLife)
     private var slow = MovingAverage(halfLife: BandwidthEstimator.slowHalfLife)
     /// Samples taken so far.
     package private(set) var sampleCount = 0
 
-    package init() {}
+    /// The estimate before the first sample (bits per second); nil: none.
+    package var prior: Double?
+
+    /// An estimator that says `prior` (when finite and positive) until it measures something itself.
+    package init(prior: Double? = nil) {
+        self.prior = prior.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+    }
 
     /// Adds a measurement of `bitsPerSecond` over a transfer that fetched `mediaSeconds` of media (a non-positive
     /// weight or rate is ignored).
@@ -31,9 +39,9 @@ package struct BandwidthEstimator: Sendable, Equatable {
         sampleCount += 1
     }
 
-    /// The estimate in bits per second; nil before ``minimumSamples`` samples.
+    /// The estimate in bits per second: the ``prior`` (or nil) before ``minimumSamples`` samples.
     package var estimate: Double? {
-        guard sampleCount >= Self.minimumSamples else { return nil }
+        guard sampleCount >= Self.minimumSamples else { return prior }
         return min(fast.value, slow.value)
     }
 

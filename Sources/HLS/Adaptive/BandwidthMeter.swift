@@ -20,8 +20,11 @@ final class BandwidthMeter {
     private var pending: [NetworkLog.Transfer] = []
     private(set) var estimator = BandwidthEstimator()
 
-    init(log: NetworkLog) {
+    /// A meter of the transfers `log` records, whose estimate is `prior` until the first sample (see
+    /// ``BandwidthEstimator/prior``).
+    init(log: NetworkLog, prior: Double? = nil) {
         self.log = log
+        estimator = BandwidthEstimator(prior: prior)
     }
 
     /// Takes in the transfers finished since the last call and returns the estimate (bits per second).

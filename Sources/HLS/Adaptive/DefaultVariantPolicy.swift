@@ -1,30 +1,84 @@
 import Foundation
 import PlaybackEngine
 
-/// The variant choice an HLS source makes unless the app gives its own policy (ExoPlayer's
-/// `AdaptiveTrackSelection`, Shaka's `SimpleAbrManager`, in a few rules):
+/// The variant choice an HLS source makes unless the app gives its own policy: throughput and buffer together, as
+/// hls.js's `findBestLevel`, ExoPlayer's `AdaptiveTrackSelection` and BOLA's buffer term combine them. A variant is
+/// judged by the share of the bandwidth estimate its `BANDWIDTH` takes — the deeper the buffer, the larger the share
+/// allowed — and by the time its next segment would take to arrive at the estimate (its `BANDWIDTH` × the segment's
+/// duration ÷ the estimate) against the media buffered ahead, which plays meanwhile:
 ///
 /// 1. The variant playing left the eligible set (a cap, a failed playlist): the highest eligible one the estimate
-///    sustains (with ``bandwidthFraction``), else the lowest eligible (`caps` / `fallback`).
-/// 2. No estimate yet (the first segment does not decide alone): keep the variant.
-/// 3. The estimate no longer covers the variant's `BANDWIDTH`: down to the highest the estimate sustains
-///    (`bandwidthDown`).
-/// 4. The forward buffer holds less than ``lowBufferSegments`` segments and ``bandwidthFraction`` of the estimate does
-///    not cover the variant: one rung down before it runs dry (`bufferLow`).
-/// 5. ``bandwidthFraction`` of the estimate covers a higher variant and the buffer holds at least
-///    ``healthyBufferSegments`` segments: up to the highest such (`bandwidthUp`).
+///    sustains (with ``upFraction``), else the lowest eligible (`caps` / `fallback`).
+/// 2. No estimate yet (none measured, none from an earlier item): keep the variant.
+/// 3. Down, before the buffer runs dry: when the variant takes more than ``downFraction(buffer:segment:)`` of the
+///    estimate (`bandwidthDown`), or its next segment would take longer to arrive than ``starvationShare`` of the
+///    media ahead — the buffer measured plus the segment being read (`bufferLow`): to the highest variant that passes
+///    both tests, else the lowest.
+/// 4. Up: to the highest variant within ``upFraction(buffer:segment:)`` of the estimate whose segment would arrive
+///    within ``upShare`` of the media ahead (at the start, the first segment: its measurement may move up at once)
+///    (`bandwidthUp`).
 ///
-/// A value: any thread.
+/// The shares grow with the buffer from one segment to ``fullBufferSegments`` (0.85 → 1.2 up, 1.0 → 1.4 down): a deep
+/// buffer absorbs segments above the link's rate for a while (BOLA's buffer term), a shallow one does not. The numbers
+/// were chosen on the trace bench's simulation (``ABRSimulation``, ``ABROracle``: `ABRTraceTests`). The gap between the up and down shares is
+/// the hysteresis that keeps a link near a rung's rate from flipping between two variants. A value: any thread.
 package struct DefaultVariantPolicy: VariantPolicy {
-    /// The share of the estimate a variant's `BANDWIDTH` may use (ExoPlayer's 0.7: room for the estimate's error
-    /// and the audio fetched beside).
-    package static let bandwidthFraction = 0.7
-    /// Segments buffered ahead below which the buffer counts as running dry.
-    package static let lowBufferSegments = 0.75
-    /// Segments buffered ahead needed before stepping up (a bigger segment must arrive before the buffer runs out).
-    package static let healthyBufferSegments = 1.0
+    /// The share of the estimate a higher variant's `BANDWIDTH` may use with a buffer of a segment or less (room for
+    /// the estimate's error and the audio fetched beside; ExoPlayer and hls.js take 0.7, which on the trace bench
+    /// left a link 1.3 × a rung's rate on the rung below for good).
+    package static let upFraction = 0.85
+    /// The old name of ``upFraction``.
+    package static let bandwidthFraction = upFraction
+    /// The share a higher variant may use with a full buffer.
+    package static let fullBufferUpFraction = 1.2
+    /// The share of the estimate the variant playing may use before it is left, with a buffer of a segment or less
+    /// (the whole estimate), and with a full buffer.
+    package static let downFraction = 1.0
+    package static let fullBufferDownFraction = 1.4
+    /// Segments of buffer that count as full (4 × 2 s: about what the engine reads ahead, 10 s, less the segment
+    /// under way).
+    package static let fullBufferSegments = 4.0
+    /// The share of the media ahead a segment of the variant playing may take to arrive before playback would run
+    /// dry (the rest is the margin for the estimate's error).
+    package static let starvationShare = 0.8
+    /// The share of the media ahead a segment of a higher variant may take to arrive.
+    package static let upShare = 0.8
 
-    package init() {}
+    /// The policy's numbers (the statics above unless a bench tries others).
+    package struct Tuning: Sendable, Equatable {
+        package var upFraction = DefaultVariantPolicy.upFraction
+        package var fullBufferUpFraction = DefaultVariantPolicy.fullBufferUpFraction
+        package var downFraction = DefaultVariantPolicy.downFraction
+        package var fullBufferDownFraction = DefaultVariantPolicy.fullBufferDownFraction
+        package var fullBufferSegments = DefaultVariantPolicy.fullBufferSegments
+        package var starvationShare = DefaultVariantPolicy.starvationShare
+        package var upShare = DefaultVariantPolicy.upShare
+
+        package init() {}
+    }
+
+    package var tuning: Tuning
+
+    package init(tuning: Tuning = Tuning()) {
+        self.tuning = tuning
+    }
+
+    /// How full the buffer is, from 0 (a segment or less) to 1 (``fullBufferSegments``).
+    func fullness(buffer: Double, segment: Double) -> Double {
+        min(1, max(0, (buffer - segment) / (max(0.5, tuning.fullBufferSegments - 1) * segment)))
+    }
+
+    /// The share of the estimate a higher variant may use with `buffer` seconds buffered.
+    package func upFraction(buffer: Double, segment: Double) -> Double {
+        tuning.upFraction + (tuning.fullBufferUpFraction - tuning.upFraction)
+            * fullness(buffer: buffer, segment: segment)
+    }
+
+    /// The share of the estimate the variant playing may use with `buffer` seconds buffered.
+    package func downFraction(buffer: Double, segment: Double) -> Double {
+        tuning.downFraction + (tuning.fullBufferDownFraction - tuning.downFraction)
+            * fullness(buffer: buffer, segment: segment)
+    }
 
     package func chooseVariant(in s: VariantSituation) -> VariantChoice {
         let rate = { (index: Int) in Double(s.variants[index].peakBitRate) }
@@ -37,25 +91,33 @@ package struct DefaultVariantPolicy: VariantPolicy {
         }
         guard eligible.contains(s.current) else {
             if let estimate = s.estimatedBitRate {
-                return VariantChoice(index: sustained(by: estimate, fraction: Self.bandwidthFraction), reason: .caps)
+                return VariantChoice(index: sustained(by: estimate, fraction: tuning.upFraction), reason: .caps)
             }
             // No estimate: the highest eligible one not above the variant left.
             return VariantChoice(index: eligible.last { rate($0) <= current } ?? lowest, reason: .caps)
         }
-        guard let estimate = s.estimatedBitRate else { return VariantChoice(index: s.current, reason: .hold) }
-        if estimate < current {
-            return VariantChoice(
-                index: sustained(by: estimate, fraction: Self.bandwidthFraction), reason: .bandwidthDown)
+        guard let estimate = s.estimatedBitRate, estimate > 0 else {
+            return VariantChoice(index: s.current, reason: .hold)
         }
-        let buffer = s.forwardBuffer ?? 0
+        let buffer = max(0, s.forwardBuffer ?? 0)
         let segment = max(s.segmentDuration, 0.5)
-        if buffer < Self.lowBufferSegments * segment && estimate * Self.bandwidthFraction < current {
-            return VariantChoice(index: eligible.last { rate($0) < current } ?? lowest, reason: .bufferLow)
+        /// Seconds a segment of variant `index` takes to arrive at the estimate.
+        func arrival(_ index: Int) -> Double { rate(index) * segment / estimate }
+        // The time a segment may take before playback runs dry: the buffer measured leaves out the segment being
+        // read (``VariantSituation/forwardBuffer``), which has usually arrived (it was fetched ahead) and plays too.
+        let starvation = tuning.starvationShare * (buffer + segment)
+        let keeps = estimate * downFraction(buffer: buffer, segment: segment)
+        if current > keeps || arrival(s.current) > starvation {
+            let target =
+                eligible.last { rate($0) < current && rate($0) <= keeps && arrival($0) <= starvation } ?? lowest
+            guard target != s.current else { return VariantChoice(index: s.current, reason: .hold) }
+            return VariantChoice(index: target, reason: current > keeps ? .bandwidthDown : .bufferLow)
         }
-        let target = sustained(by: estimate, fraction: Self.bandwidthFraction)
-        if rate(target) > current && buffer >= Self.healthyBufferSegments * segment {
-            return VariantChoice(index: target, reason: .bandwidthUp)
+        let fraction = upFraction(buffer: buffer, segment: segment)
+        let target = eligible.last {
+            rate($0) > current && rate($0) <= estimate * fraction && arrival($0) <= tuning.upShare * (buffer + segment)
         }
+        if let target { return VariantChoice(index: target, reason: .bandwidthUp) }
         return VariantChoice(index: s.current, reason: .hold)
     }
 }

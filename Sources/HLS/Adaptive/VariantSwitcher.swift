@@ -82,6 +82,7 @@ final class VariantSwitcher {
     func nextSegment(of playlist: HLSMediaPlaylist, at index: Int) -> VariantSwitch? {
         guard index < playlist.segments.count, let current = variantOf[playlist.url] else { return nil }
         let estimate = meter.estimate()
+        if let estimate { control.estimatedBitRate = estimate }
         let caps = control.caps
         // What is read ahead of the playhead: at least up to the start of the segment before (the one being read
         // when the next is fetched ahead).

@@ -233,10 +233,14 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private var startFailures: Set<Int> = []
 
     /// The variants playback may start with, in the order they are tried: the first listed within the caps
-    /// (`preferredPeakBitRate`, `preferredMaximumResolution`; else the one with the lowest bandwidth), then —
+    /// (`preferredPeakBitRate`, `preferredMaximumResolution`; else the one with the lowest bandwidth) — or, given the
+    /// `estimate` an earlier item of the player measured of the host, the highest within the caps that
+    /// ``DefaultVariantPolicy/upFraction`` of it carries (else the lowest within them) — then —
     /// should its playlist fail to load — the others within the caps from the highest bandwidth below it down, then
     /// those above it, then the rest. Indices into the non-I-frame variants.
-    static func startOrder(of presentation: HLSMultivariantPlaylist, under caps: VariantCaps) -> [Int] {
+    static func startOrder(
+        of presentation: HLSMultivariantPlaylist, under caps: VariantCaps, estimate: Double? = nil
+    ) -> [Int] {
         let variants = presentation.variants.filter { !$0.isIFrameOnly }
         let admitted = { (i: Int) in
             caps.admits(
@@ -244,11 +248,17 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                     uri: "", peakBitRate: variants[i].bandwidth, width: variants[i].resolution?.width,
                     height: variants[i].resolution?.height, hasVideo: true, hasAudio: true))
         }
+        let rate = { (i: Int) in variants[i].bandwidth }
+        // With an estimate from an earlier item: the highest admitted variant it carries, else the lowest admitted.
+        let measured = estimate.flatMap { estimate -> Int? in
+            let candidates = variants.indices.filter(admitted)
+            let carried = candidates.filter { Double(rate($0)) <= estimate * DefaultVariantPolicy.upFraction }
+            return carried.max { rate($0) < rate($1) } ?? candidates.min { rate($0) < rate($1) }
+        }
         guard
-            let first = variants.indices.first(where: admitted)
+            let first = measured ?? variants.indices.first(where: admitted)
                 ?? variants.indices.min(by: { variants[$0].bandwidth < variants[$1].bandwidth })
         else { return [] }
-        let rate = { (i: Int) in variants[i].bandwidth }
         let others = variants.indices.filter { $0 != first }
         let below = others.filter { admitted($0) && rate($0) <= rate(first) }.sorted { rate($0) > rate($1) }
         let above = others.filter { admitted($0) && rate($0) > rate(first) }.sorted { rate($0) < rate($1) }
@@ -265,7 +275,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         let variants = presentation.variants.filter { !$0.isIFrameOnly }
         var firstError: FFmpegError?
         var failed: Set<Int> = []
-        for index in Self.startOrder(of: presentation, under: control.caps) {
+        let known = sourceOptions.initialBitRateEstimate
+        for index in Self.startOrder(of: presentation, under: control.caps, estimate: known) {
             do {
                 let playlist = try mediaPlaylist(at: variants[index].uri, of: "the variant")
                 return (variants[index], playlist, failed)
@@ -289,7 +300,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         let switcher = VariantSwitcher(
             variants: variants, descriptions: descriptions, start: start, startPlaylist: main.playlist,
             failed: startFailures, firstReadMicroseconds: main.firstReadMicroseconds, control: control,
-            meter: BandwidthMeter(log: client.log),
+            meter: BandwidthMeter(log: client.log, prior: sourceOptions.initialBitRateEstimate),
             load: { [unowned self] (url: URL) throws(FFmpegError) -> HLSMediaPlaylist in
                 try mediaPlaylist(at: url, of: "the variant")
             },
@@ -302,7 +313,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
                 date: Date(), mediaSequence: main.playlist.mediaSequence + HLSInput.startIndex(of: main.playlist),
                 startMicroseconds: main.firstReadMicroseconds,
                 from: nil, to: descriptions[start], reason: startFailures.isEmpty ? .start : .fallback,
-                estimatedBitRate: nil, forwardBuffer: nil, caps: control.caps))
+                estimatedBitRate: sourceOptions.initialBitRateEstimate, forwardBuffer: nil, caps: control.caps))
         main.adapt(with: switcher)
     }
 

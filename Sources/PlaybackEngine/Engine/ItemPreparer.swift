@@ -9,6 +9,8 @@ final class ItemPreparer {
     private let hostNow: @Sendable () -> UInt64
     /// The clock the sources opened run their schedules on (``MediaClock/forSources(of:)``).
     private let sourceClock: MediaClock
+    /// What the items prepared measured of their servers, for the next ones (``BandwidthHistory``).
+    private let bandwidthHistory = BandwidthHistory()
     /// Running preparation threads, by session.
     private var threads: [ObjectIdentifier: WorkerThread] = [:]
 
@@ -22,10 +24,10 @@ final class ItemPreparer {
     func start(_ session: ItemSession) {
         let id = ObjectIdentifier(session)
         threads.removeValue(forKey: id)?.join()
-        threads[id] = WorkerThread(name: "oavf.prepare") { [mailbox, hostNow, sourceClock] in
+        threads[id] = WorkerThread(name: "oavf.prepare") { [mailbox, hostNow, sourceClock, bandwidthHistory] in
             var failure: (any Error)?
             do {
-                try session.prepare(sourceClock: sourceClock)
+                try session.prepare(sourceClock: sourceClock, bandwidthHistory: bandwidthHistory)
             } catch {
                 failure = error
             }

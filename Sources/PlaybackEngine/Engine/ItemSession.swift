@@ -9,7 +9,7 @@ import Foundation
 /// Ownership: created by the facade (with what the app set, ``Settings``) and from then on owned by the engine. The
 /// engine thread changes it — settings through ``PlayerEngine/configure(_:_:)`` commands, seeks, stream switches, and
 /// ``stop()`` when the item leaves its queue or the engine shuts down — and reads frames from it;
-/// ``prepare(sourceClock:)`` runs on one of the engine's preparation threads (it opens the source and chooses the
+/// ``prepare(sourceClock:bandwidthHistory:)`` runs on one of the engine's preparation threads (it opens the source and chooses the
 /// streams); the audio device thread reads audio frames; demux and decode threads are internal. Caller threads only
 /// read (times, ranges, counters for the facade's properties). What remains guarded by `lock` is what those other
 /// threads share: the pipeline objects preparation installs and a stream switch replaces, the read error the demux
@@ -21,10 +21,10 @@ import Foundation
 /// `stop()` is idempotent; the last release also stops the session (one never handed to an engine).
 package final class ItemSession: @unchecked Sendable, Identifiable {
     package let id = UUID()
-    /// What to play; a placeholder until ``prepare(sourceClock:)`` obtained it from the provider.
+    /// What to play; a placeholder until ``prepare(sourceClock:bandwidthHistory:)`` obtained it from the provider.
     package var descriptor: ItemDescriptor { lock.withLock { _descriptor } }
     private var _descriptor = ItemDescriptor(location: "", videoStream: nil, audioStream: nil, duration: .indefinite)
-    /// Produces the descriptor (loads the asset); runs inside ``prepare(sourceClock:)``, off the engine thread.
+    /// Produces the descriptor (loads the asset); runs inside ``prepare(sourceClock:bandwidthHistory:)``, off the engine thread.
     private let descriptorProvider: @Sendable () throws -> ItemDescriptor
     /// Format the audio decoder converts to (the audio sink's).
     package let audioFormat: AudioFormat
@@ -117,12 +117,18 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
 
     /// Opens the source, chooses the streams, starts the pipeline and waits for the first decoded frames (or the
     /// end of a short input). `sourceClock`: the clock the source's schedules run on (the engine's,
-    /// ``MediaClock/forSources(of:)``); it replaces the descriptor's. Blocking; call off the engine thread.
-    package func prepare(sourceClock: MediaClock = .host) throws {
+    /// ``MediaClock/forSources(of:)``); it replaces the descriptor's. `bandwidthHistory`: the engine's memory of the
+    /// servers played from, which gives a streamed source its starting estimate and remembers the new one's.
+    /// Blocking; call off the engine thread.
+    package func prepare(sourceClock: MediaClock = .host, bandwidthHistory: BandwidthHistory? = nil) throws {
         if isStopped { throw FFmpegError.exit }
         var descriptor = try descriptorProvider()
         descriptor.sourceOptions.clock = sourceClock
+        if let known = bandwidthHistory?.estimate(for: descriptor.location) {
+            descriptor.sourceOptions.initialBitRateEstimate = known
+        }
         let source = Self.makeSource(for: descriptor)
+        if let control = source.variantControl { bandwidthHistory?.remember(control, for: descriptor.location) }
         let started: Bool = lock.withLock {
             if stopped { return false }
             self.source = source

@@ -36,6 +36,10 @@ package struct SourceOptions: Sendable, Hashable {
     /// stay in real time: they measure a server, not media. Compared like the other options, except by the public
     /// layer's shelf of sources opened by an asset's loading: a source taken from it adopts the taker's clock.
     package var clock = MediaClock.host
+    /// The bandwidth (bits per second) an earlier item of the same player measured of this presentation's host
+    /// (``BandwidthHistory``): a streamed source starts on the variant it carries and decides its first segments on
+    /// it until it has measured one of its own; nil: none known (the first variant listed within the caps starts).
+    package var initialBitRateEstimate: Double?
 
     /// A width and height in pixels.
     package struct PixelSize: Sendable, Hashable {

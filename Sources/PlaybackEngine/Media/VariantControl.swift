@@ -160,6 +160,7 @@ package final class VariantControl: @unchecked Sendable {
     private var _policy: (any VariantPolicy)?
     private var _playheadMicroseconds: Int64?
     private var _decisions: [VariantDecision] = []
+    private var _estimatedBitRate: Double?
     /// The variant periods of the timeline read, in start order.
     private var _periods: [VariantPeriod] = []
     /// At most this many decisions are kept (the oldest go first).
@@ -216,6 +217,13 @@ package final class VariantControl: @unchecked Sendable {
     /// The period holding container time `microseconds`: the variant playing there.
     package func period(atMicroseconds microseconds: Int64) -> VariantPeriod? {
         lock.withLock { _periods.last { $0.startMicroseconds <= microseconds } }
+    }
+
+    /// The source's latest bandwidth estimate (bits per second; nil before it had one), updated at each segment
+    /// decision: what an engine remembers of the server for its next item (``BandwidthHistory``).
+    package var estimatedBitRate: Double? {
+        get { lock.withLock { _estimatedBitRate } }
+        set { lock.withLock { _estimatedBitRate = newValue } }
     }
 
     /// The decisions so far, oldest first.

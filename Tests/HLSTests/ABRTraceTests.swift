@@ -1,0 +1,115 @@
+import Foundation
+import PlaybackEngine
+import XCTest
+
+@testable import HLS
+
+/// The trace bench's model, in simulated time: the checked-in traces (`share/abr-traces`), the segment simulation
+/// with the default policy, and the oracle (the best schedule in hindsight). The ladder is the bench's (600, 1,100
+/// and 2,100 kbit/s declared, 2 s segments, 60 s); the buffer holds 30 s at most.
+final class ABRTraceTests: XCTestCase {
+    static let ladder = SimulatedLadder(
+        bitRates: [600_000, 1_100_000, 2_100_000], segmentDuration: 2, segmentCount: 30)
+    static let traceNames = ["steady", "step-down", "step-up", "3g", "lte", "outage"]
+
+    static func trace(_ name: String) throws -> NetworkTrace {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try NetworkTrace(contentsOf: root.appendingPathComponent("share/abr-traces/\(name).txt"))
+    }
+
+    private func simulation(_ name: String) throws -> ABRSimulation {
+        ABRSimulation(ladder: Self.ladder, trace: try Self.trace(name))
+    }
+
+    func test_traceText_readsRunsAndLatency_andRejectsWhatItCannotRead() throws {
+        let trace = try NetworkTrace(name: "t", text: "# comment\nlatency 40\n1000*3 # three slots\n\n500\n")
+        XCTAssertEqual(trace.bytesPerSlot, [1000, 1000, 1000, 500])
+        XCTAssertEqual(trace.latency, 0.04, accuracy: 1e-9)
+        XCTAssertEqual(trace.duration, 0.4, accuracy: 1e-9)
+        XCTAssertEqual(trace.bytes(inSlot: 4), 1000, "repeats past its end")
+        XCTAssertThrowsError(try NetworkTrace(name: "t", text: "latency 40\nfast\n")) {
+            XCTAssertEqual($0 as? NetworkTrace.FormatError, NetworkTrace.FormatError(line: 2, text: "fast"))
+        }
+        XCTAssertThrowsError(try NetworkTrace(name: "t", text: "0*10\n"), "carries nothing")
+        XCTAssertThrowsError(try NetworkTrace(name: "t", text: "-5\n"))
+        for name in Self.traceNames {
+            let trace = try Self.trace(name)
+            XCTAssertEqual(trace.duration, 60, accuracy: 1e-9, name)
+        }
+    }
+
+    /// A transfer waits the latency, then takes the trace's bytes slot by slot; an outage holds it.
+    func test_arrival_followsTheTrace() throws {
+        // 10,000 bytes per 100 ms (800 kbit/s), a 0 slot, then again.
+        let trace = NetworkTrace(name: "t", bytesPerSlot: [10_000, 10_000, 0, 10_000], latency: 0.05)
+        XCTAssertEqual(trace.arrival(ofBytes: 5_000, requestedAt: 0), 0.1, accuracy: 1e-9)
+        XCTAssertEqual(trace.arrival(ofBytes: 10_000, requestedAt: 0), 0.15, accuracy: 1e-9)
+        // 0.05 + 15,000 bytes: 0.05–0.2 carries 15,000.
+        XCTAssertEqual(trace.arrival(ofBytes: 15_000, requestedAt: 0), 0.2, accuracy: 1e-9)
+        // One byte more waits out the empty slot.
+        XCTAssertEqual(trace.arrival(ofBytes: 15_001, requestedAt: 0), 0.30001, accuracy: 1e-9)
+        XCTAssertEqual(trace.meanBitRate, 30_000 * 8 / 0.4, accuracy: 1e-6)
+    }
+
+    /// The oracle beats (or equals) every fixed variant and the policy on every trace.
+    func test_oracle_isAtLeastAsGoodAsAnyFixedVariantAndThePolicy() throws {
+        for name in Self.traceNames {
+            let sim = try simulation(name)
+            let oracle = ABROracle(sim).best()
+            for variant in Self.ladder.bitRates.indices {
+                let fixed = sim.play(schedule: Array(repeating: variant, count: Self.ladder.segmentCount))
+                XCTAssertGreaterThanOrEqual(oracle.qoe, fixed.qoe - 1e-9, "\(name): variant \(variant)")
+            }
+            XCTAssertGreaterThanOrEqual(oracle.qoe, sim.play().metrics.qoe - 0.05, name)
+            XCTAssertEqual(oracle.variants.count, Self.ladder.segmentCount)
+            // Replaying the oracle's schedule gives its QoE.
+            XCTAssertEqual(sim.play(schedule: oracle.variants).qoe, oracle.qoe, accuracy: 1e-9)
+        }
+    }
+
+    /// The policy's share of the oracle's QoE: the goal, 90 %, on the steady, step-down, LTE-like and outage traces;
+    /// on the step up (0.84) and the 3G-like trace (0.65, where the oracle plays above the link while it knows a
+    /// faster stretch follows) it falls short, and these floors only keep it from getting worse. No stall on any.
+    static let floors = ["steady": 0.9, "step-down": 0.9, "step-up": 0.8, "3g": 0.6, "lte": 0.9, "outage": 0.9]
+
+    func test_policy_reachesItsShareOfTheOracle_withoutStalls() throws {
+        var table = ["trace      policy QoE  oracle QoE  ratio  stalls  switches  avg kbit/s  start s"]
+        for name in Self.traceNames {
+            let sim = try simulation(name)
+            let oracle = ABROracle(sim).best()
+            let run = sim.play().metrics
+            table.append(
+                String(
+                    format: "%-10@ %10.2f  %10.2f  %5.3f  %6d  %8d  %10.0f  %7.2f", name as NSString, run.qoe,
+                    oracle.qoe, run.qoe / oracle.qoe, run.stallCount, run.switchCount, run.averageBitRate / 1000,
+                    run.startUp))
+            let floor = try XCTUnwrap(Self.floors[name])
+            XCTAssertGreaterThanOrEqual(run.qoe, floor * oracle.qoe, "\(name): \(run.variants) vs \(oracle.variants)")
+            XCTAssertEqual(run.stallCount, 0, name)
+        }
+        print(table.joined(separator: "\n"))
+    }
+
+    /// A 5 s outage with a buffer longer than it plays through without a stall.
+    func test_outageShorterThanTheBuffer_playsThroughWithoutAStall() throws {
+        let sim = try simulation("outage")
+        let (run, decisions) = sim.play()
+        XCTAssertEqual(run.stallCount, 0, "\(decisions)")
+        XCTAssertEqual(run.stallSeconds, 0)
+    }
+
+    /// A step down from 4 to 1.4 Mbit/s: the policy leaves the top rung while media is still buffered, the decision
+    /// says on what estimate and buffer, and playback never stalls.
+    func test_stepDown_switchesDownBeforeTheBufferEmpties() throws {
+        let sim = try simulation("step-down")
+        let (run, decisions) = sim.play()
+        let down = try XCTUnwrap(decisions.first { $0.to < $0.from && $0.time > 20 }, "\(decisions)")
+        XCTAssertGreaterThan(down.buffer, 2, "\(down)")
+        XCTAssertLessThan(down.estimate ?? .infinity, Self.ladder.bitRates[down.from])
+        XCTAssertTrue([.bandwidthDown, .bufferLow].contains(down.reason), "\(down)")
+        XCTAssertEqual(run.stallCount, 0)
+        // Before the step, the top rung was reached within the first two segments.
+        XCTAssertEqual(run.variants[1], 2, "\(run.variants)")
+    }
+}
