@@ -140,6 +140,9 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
             // The variant's segments are the log's main ones; the others are audio renditions'. Only the variant's
             // segments are scanned for emsg ID3 tags (a rendition's timeline is shifted by its own edit list).
             if isMain {
+                // Before the first segment is fetched (opening reads it): its transfer is the variant's, and gives
+                // the first bandwidth sample.
+                input.indicatedBitrate = variant.map { Double($0.bandwidth) }
                 input.feed.eventScanner = EmsgID3Scanner()
             } else {
                 input.feed.content = .audioRendition
