@@ -163,8 +163,9 @@ final class HLSStartUpTests: XCTestCase {
         return fetched
     }
 
-    private func playToEnd(_ v: VirtualPlayer) -> AVPlayerItem {
+    private func playToEnd(_ v: VirtualPlayer, configure: (AVPlayerItem) -> Void = { _ in }) -> AVPlayerItem {
         let item = AVPlayerItem(url: server.url(String(master.dropFirst())))
+        configure(item)
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.replaceCurrentItem(with: item)
         v.player.play()
@@ -211,6 +212,18 @@ final class HLSStartUpTests: XCTestCase {
         XCTAssertTrue(playback[0]?.contains("540p") ?? false, "\(playback)")
         let count = HLSFixture.ts.facts.video.frameCount
         XCTAssertEqual(Array(v.frames.indices.compactMap { $0 }.suffix(count)), Array(0..<count))
+    }
+
+    /// `startsOnFirstEligibleVariant`: the next item starts on the first variant listed all the same, and the
+    /// estimate it inherited moves it up from the second segment.
+    func test_startsOnFirstEligibleVariant_startsOnTheFirstListed_thenTheKnownEstimateMovesItUp() throws {
+        let v = VirtualPlayer(captureAudio: false)
+        _ = playToEnd(v)
+        let second = playToEnd(v) { $0.startsOnFirstEligibleVariant = true }
+        let decisions = second.oavfVariantDecisions
+        XCTAssertEqual(decisions.map(\.reason), [.start, .bandwidthUp], "\(decisions)")
+        XCTAssertEqual(decisions.map(\.toPeakBitRate), [345_000, 1_060_000])
+        XCTAssertEqual(decisions.map(\.mediaSequence), [0, 1])
     }
 }
 

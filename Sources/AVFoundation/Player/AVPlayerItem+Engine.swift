@@ -131,6 +131,8 @@ extension AVPlayerItem {
                     width: Int(resolution.width), height: Int(resolution.height))
             }
             descriptor.sourceOptions.liveStartOffset = item.liveStartOffsetOption
+            // Whether a stream may start on the variant an earlier item's measurement carries (Apple's default).
+            descriptor.sourceOptions.startsOnFirstEligibleVariant = item.read { $0.startsOnFirstEligibleVariant }
         }
         descriptor.sourceFactory = .avFoundation
         descriptor.durationIsExact = description.providesPreciseDurationAndTiming

@@ -65,7 +65,8 @@ public struct OAVFVariantDecision: Sendable, Equatable {
     public enum Reason: Sendable {
         /// The variant playback started on.
         case start
-        /// The estimate sustains a higher variant with margin and the buffer is healthy.
+        /// The estimate sustains a higher variant with margin, and its next segment arrives before the buffer runs
+        /// dry.
         case bandwidthUp
         /// The estimate no longer covers the variant.
         case bandwidthDown
@@ -161,9 +162,12 @@ struct AppVariantPolicy: VariantPolicy {
 
 extension AVPlayerItem {
     /// **OpenAVFoundation extension, not Apple API.** The policy that chooses the variant of each segment of an
-    /// HTTP Live Streaming item; nil (the default): the built-in one (down when the bandwidth estimate no longer
-    /// covers the variant or the buffer runs dry, up when 70 % of the estimate covers a higher one and a segment is
-    /// buffered). A change applies from the next segment; the caps still bound the choice.
+    /// HTTP Live Streaming item; nil (the default): the built-in one, on the bandwidth estimate (from the first
+    /// segment's transfer on; before it, what an earlier item of the same player measured of the same host) and the
+    /// buffer together: down when the variant takes more than the estimate (up to 1.4 × it with a full buffer) or
+    /// its next segment would arrive too late, up to the highest variant 85 % of the estimate (up to 1.2 × with a full
+    /// buffer) covers whose segment arrives in time. A change applies from the next segment; the caps still bound the
+    /// choice.
     public var oavfVariantPolicy: (any OAVFVariantPolicy)? {
         get { read { $0.variantPolicy } }
         set {

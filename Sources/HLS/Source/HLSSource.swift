@@ -278,7 +278,7 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         let variants = presentation.variants.filter { !$0.isIFrameOnly }
         var firstError: FFmpegError?
         var failed: Set<Int> = []
-        let known = sourceOptions.initialBitRateEstimate
+        let known = sourceOptions.startsOnFirstEligibleVariant ? nil : sourceOptions.initialBitRateEstimate
         for index in Self.startOrder(of: presentation, under: control.caps, estimate: known) {
             do {
                 let playlist = try mediaPlaylist(at: variants[index].uri, of: "the variant")

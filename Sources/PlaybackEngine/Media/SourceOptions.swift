@@ -40,6 +40,9 @@ package struct SourceOptions: Sendable, Hashable {
     /// (``BandwidthHistory``): a streamed source starts on the variant it carries and decides its first segments on
     /// it until it has measured one of its own; nil: none known (the first variant listed within the caps starts).
     package var initialBitRateEstimate: Double?
+    /// Whether a streamed presentation starts on the first variant listed within the caps even when an estimate is
+    /// known (`startsOnFirstEligibleVariant`); the estimate still decides the next segments.
+    package var startsOnFirstEligibleVariant = false
 
     /// A width and height in pixels.
     package struct PixelSize: Sendable, Hashable {

@@ -35,8 +35,8 @@ package struct VariantSituation: Sendable {
     /// Indices of variants that may be chosen: within the caps and not failed (never empty: when none is within the
     /// caps, the lowest that did not fail).
     package var eligible: [Int]
-    /// The bandwidth estimate in bits per second; nil until enough was measured (the first segment does not decide
-    /// alone).
+    /// The bandwidth estimate in bits per second: the first segment's measurement onwards, before it the estimate an
+    /// earlier item of the same player made of the host; nil before either.
     package var estimatedBitRate: Double?
     /// Seconds of media the source has read ahead of the playhead (the playhead the engine last published, or the
     /// start of reading before playback published one); nil when unknown.
