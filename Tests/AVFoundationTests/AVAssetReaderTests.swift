@@ -1,0 +1,317 @@
+import AVFoundation
+import TestSupport
+import XCTest
+
+/// AVAssetReader against the fixtures: frame indices read from the pixels, audio compared byte for byte with the
+/// `ffmpeg` tool's own decode, packet counts with ffprobe's.
+final class AVAssetReaderTests: XCTestCase {
+    // MARK: Helpers
+
+    /// A reader of `f` with one output made by `makeOutput` from the asset's first track of `type`.
+    private func reader(
+        _ f: Fixture, _ type: AVMediaType, _ makeOutput: (AVAssetTrack) -> AVAssetReaderOutput
+    ) throws -> (AVAssetReader, AVAssetReaderOutput) {
+        let asset = AVURLAsset(url: try fixture(f))
+        let reader = try AVAssetReader(asset: asset)
+        let track = try XCTUnwrap(asset.tracks(withMediaType: type).first, "\(f.rawValue) has no \(type.rawValue)")
+        let output = makeOutput(track)
+        XCTAssertTrue(reader.canAdd(output))
+        reader.add(output)
+        return (reader, output)
+    }
+
+    /// The frame index drawn on a BGRA or luma-first picture.
+    private func frameIndex(_ buffer: CVPixelBuffer) -> Int? {
+        CVPixelBufferLockBaseAddress(buffer, .readOnly)
+        defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
+        let width = CVPixelBufferGetWidth(buffer)
+        let height = CVPixelBufferGetHeight(buffer)
+        if CVPixelBufferGetPixelFormatType(buffer) == kCVPixelFormatType_32BGRA {
+            guard let base = CVPixelBufferGetBaseAddress(buffer) else { return nil }
+            return FrameIndexReader.read(
+                pixels: base, layout: .bgra, width: width, height: height,
+                bytesPerRow: CVPixelBufferGetBytesPerRow(buffer))?.index
+        }
+        guard let luma = CVPixelBufferGetBaseAddressOfPlane(buffer, 0) else { return nil }
+        return FrameIndexReader.read(
+            luma: luma, width: width, height: height, bytesPerRow: CVPixelBufferGetBytesPerRowOfPlane(buffer, 0))?.index
+    }
+
+    /// Every sample buffer `output` hands out.
+    private func readAll(_ output: AVAssetReaderOutput) -> [CMSampleBuffer] {
+        var samples: [CMSampleBuffer] = []
+        while let sample = output.copyNextSampleBuffer() { samples.append(sample) }
+        return samples
+    }
+
+    /// The bytes of every data sample buffer, concatenated.
+    private func bytes(_ samples: [CMSampleBuffer]) throws -> Data {
+        var data = Data()
+        for sample in samples {
+            let block = try XCTUnwrap(CMSampleBufferGetDataBuffer(sample))
+            var chunk = Data(count: CMBlockBufferGetDataLength(block))
+            let status = chunk.withUnsafeMutableBytes {
+                CMBlockBufferCopyDataBytes(block, atOffset: 0, dataLength: $0.count, destination: $0.baseAddress!)
+            }
+            XCTAssertEqual(status, kCMBlockBufferNoErr)
+            data.append(chunk)
+        }
+        return data
+    }
+
+    /// `ffmpeg`'s decode of `f`'s first audio stream to raw `format` (`s16le`, `f32le`).
+    private func ffmpegAudio(_ f: Fixture, format: String, stream: Int = 0) throws -> Data {
+        let result = try Subprocess.run(
+            "ffmpeg",
+            ["-nostdin", "-v", "error", "-i", try fixture(f).path, "-map", "0:a:\(stream)", "-f", format, "-"],
+            timeout: 120)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.stdoutData
+    }
+
+    // MARK: Video
+
+    func test_videoBGRA_everyFrameOnceInOrder() throws {
+        let (reader, output) = try reader(.h264AAC, .video) {
+            AVAssetReaderTrackOutput(
+                track: $0, outputSettings: [kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_32BGRA)])
+        }
+        XCTAssertEqual(reader.status, .unknown)
+        XCTAssertTrue(reader.startReading())
+        XCTAssertEqual(reader.status, .reading)
+        let samples = readAll(output)
+        XCTAssertEqual(reader.status, .completed, "\(String(describing: reader.error))")
+        XCTAssertNil(reader.error)
+        let frameCount = try XCTUnwrap(Fixture.h264AAC.facts.video?.frameCount)
+        XCTAssertEqual(
+            samples.compactMap { frameIndex(try! XCTUnwrap(CMSampleBufferGetImageBuffer($0))) },
+            Array(0..<frameCount))
+        var previous = CMTime.negativeInfinity
+        for sample in samples {
+            XCTAssertEqual(CMSampleBufferGetNumSamples(sample), 1)
+            XCTAssertTrue(CMSampleBufferIsValid(sample))
+            XCTAssertNil(CMSampleBufferGetDataBuffer(sample))
+            let pts = CMSampleBufferGetPresentationTimeStamp(sample)
+            XCTAssertGreaterThan(pts, previous)
+            previous = pts
+            XCTAssertEqual(sample.duration.seconds, 1.0 / 30, accuracy: 1e-6)
+            let format = try XCTUnwrap(CMSampleBufferGetFormatDescription(sample))
+            XCTAssertEqual(CMFormatDescriptionGetMediaType(format), kCMMediaType_Video)
+            XCTAssertEqual(CMFormatDescriptionGetMediaSubType(format), kCVPixelFormatType_32BGRA)
+            XCTAssertEqual(CMVideoFormatDescriptionGetDimensions(format), CMVideoDimensions(width: 320, height: 240))
+        }
+        XCTAssertNil(output.copyNextSampleBuffer(), "nothing after the end")
+    }
+
+    func test_videoNativeAnd420v_everyFrameOnceInOrder() throws {
+        for settings: [String: Any] in [
+            [:], [kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange)],
+        ] {
+            let (reader, output) = try reader(.videoOnly, .video) {
+                AVAssetReaderTrackOutput(track: $0, outputSettings: settings)
+            }
+            output.alwaysCopiesSampleData = false
+            XCTAssertTrue(reader.startReading())
+            let samples = readAll(output)
+            XCTAssertEqual(reader.status, .completed)
+            let frameCount = try XCTUnwrap(Fixture.videoOnly.facts.video?.frameCount)
+            XCTAssertEqual(samples.compactMap { $0.imageBuffer.flatMap(frameIndex) }, Array(0..<frameCount))
+            let expected =
+                settings.isEmpty ? kCVPixelFormatType_420YpCbCr8Planar : kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange
+            XCTAssertEqual(samples.first?.imageBuffer.map(CVPixelBufferGetPixelFormatType), expected)
+        }
+    }
+
+    func test_timeRange_firstAndLastFrames() throws {
+        let (reader, output) = try reader(.h264AAC, .video) {
+            AVAssetReaderTrackOutput(
+                track: $0, outputSettings: [kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_32BGRA)])
+        }
+        reader.timeRange = CMTimeRange(start: CMTime(value: 3, timescale: 1), duration: CMTime(value: 1, timescale: 1))
+        XCTAssertTrue(reader.startReading())
+        let indices = readAll(output).compactMap { $0.imageBuffer.flatMap(frameIndex) }
+        XCTAssertEqual(reader.status, .completed)
+        XCTAssertEqual(indices, Array(90..<120))
+    }
+
+    // MARK: Audio
+
+    func test_audioS16_bitIdenticalToFFmpeg() throws {
+        let (reader, output) = try reader(.h264AAC, .audio) {
+            AVAssetReaderTrackOutput(
+                track: $0,
+                outputSettings: [
+                    AVFormatIDKey: Int(kAudioFormatLinearPCM), AVLinearPCMBitDepthKey: 16, AVLinearPCMIsFloatKey: false,
+                    AVLinearPCMIsNonInterleaved: false, AVLinearPCMIsBigEndianKey: false,
+                ])
+        }
+        XCTAssertTrue(reader.startReading())
+        let samples = readAll(output)
+        XCTAssertEqual(reader.status, .completed, "\(String(describing: reader.error))")
+        let ours = try bytes(samples)
+        let reference = try ffmpegAudio(.h264AAC, format: "s16le")
+        XCTAssertGreaterThan(reference.count, 48_000 * 4 * 9)
+        XCTAssertEqual(ours.count, reference.count)
+        XCTAssertTrue(ours == reference, "PCM differs from ffmpeg's decode")
+        let asbd = try XCTUnwrap(
+            CMAudioFormatDescriptionGetStreamBasicDescription(try XCTUnwrap(samples.first?.formatDescription))
+        ).pointee
+        XCTAssertEqual(asbd.mFormatID, kAudioFormatLinearPCM)
+        XCTAssertEqual(asbd.mSampleRate, 48_000)
+        XCTAssertEqual(asbd.mChannelsPerFrame, 2)
+        XCTAssertEqual(asbd.mBitsPerChannel, 16)
+        XCTAssertEqual(asbd.mBytesPerFrame, 4)
+        XCTAssertEqual(asbd.mFormatFlags & kAudioFormatFlagIsSignedInteger, kAudioFormatFlagIsSignedInteger)
+        XCTAssertEqual(samples.reduce(0) { $0 + CMSampleBufferGetNumSamples($1) } * 4, ours.count)
+        XCTAssertEqual(samples.reduce(0) { $0 + CMSampleBufferGetTotalSampleSize($1) }, ours.count)
+        // Contiguous timing: each buffer starts where the previous one ended.
+        for (a, b) in zip(samples, samples.dropFirst()) {
+            XCTAssertEqual(a.presentationTimeStamp + a.duration, b.presentationTimeStamp)
+        }
+    }
+
+    func test_audioFloat_bitIdenticalToFFmpeg() throws {
+        let (reader, output) = try reader(.audioFLAC, .audio) {
+            AVAssetReaderTrackOutput(
+                track: $0,
+                outputSettings: [
+                    AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true,
+                ])
+        }
+        XCTAssertTrue(reader.startReading())
+        let ours = try bytes(readAll(output))
+        XCTAssertEqual(reader.status, .completed)
+        let reference = try ffmpegAudio(.audioFLAC, format: "f32le")
+        XCTAssertGreaterThan(reference.count, 0)
+        XCTAssertTrue(ours == reference, "PCM differs from ffmpeg's decode (\(ours.count) vs \(reference.count) bytes)")
+    }
+
+    /// `f`'s first audio track as 16-bit PCM over `range`.
+    private func pcm16(_ f: Fixture, range: CMTimeRange) throws -> [CMSampleBuffer] {
+        let (reader, output) = try reader(f, .audio) {
+            AVAssetReaderTrackOutput(track: $0, outputSettings: [AVFormatIDKey: kAudioFormatLinearPCM])
+        }
+        reader.timeRange = range
+        XCTAssertTrue(reader.startReading())
+        let samples = readAll(output)
+        XCTAssertEqual(reader.status, .completed, "\(String(describing: reader.error))")
+        return samples
+    }
+
+    func test_audioTimeRange_trimmedToTheSample() throws {
+        let range = CMTimeRange(start: CMTime(value: 2, timescale: 1), duration: CMTime(value: 1, timescale: 2))
+        let aac = try pcm16(.h264AAC, range: range)
+        XCTAssertEqual(aac.first?.presentationTimeStamp, CMTime(value: 96_000, timescale: 48_000))
+        XCTAssertEqual(try bytes(aac).count, 24_000 * 4)
+        // Lossless audio decodes the same after a seek, so the trimmed samples are the whole decode's at the same
+        // offsets. (AAC's noise substitution draws from a generator whose state a seek changes: after a seek its
+        // noise bands differ from a decode from the start, on any decoder.)
+        let flac = try pcm16(.audioFLAC, range: range)
+        let rate = try XCTUnwrap(flac.first?.formatDescription?.audioStreamBasicDescription?.mSampleRate)
+        let first = Int(rate) * 2
+        let count = Int(rate) / 2
+        XCTAssertEqual(flac.first?.presentationTimeStamp, CMTime(value: Int64(first), timescale: Int32(rate)))
+        let ours = try bytes(flac)
+        let whole = try ffmpegAudio(.audioFLAC, format: "s16le")
+        XCTAssertEqual(ours.count, count * 4)
+        XCTAssertTrue(
+            ours == whole[(first * 4)..<((first + count) * 4)], "the trimmed PCM is ffmpeg's at the same offsets")
+    }
+
+    func test_audioMix_silencedTrackLeavesTheOther() throws {
+        let asset = AVURLAsset(url: try fixture(.multiAudioSubtitles))
+        let tracks = asset.tracks(withMediaType: .audio)
+        XCTAssertEqual(tracks.count, 2)
+        let settings: [String: Any] = [
+            AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true,
+        ]
+
+        let mixReader = try AVAssetReader(asset: asset)
+        let mixOutput = AVAssetReaderAudioMixOutput(audioTracks: tracks, audioSettings: settings)
+        let mix = AVMutableAudioMix()
+        let silent = AVMutableAudioMixInputParameters(track: tracks[1])
+        silent.setVolume(0, at: .zero)
+        mix.inputParameters = [silent]
+        mixOutput.audioMix = mix
+        mixReader.add(mixOutput)
+        XCTAssertTrue(mixReader.startReading())
+        let mixed = try bytes(readAll(mixOutput))
+        XCTAssertEqual(mixReader.status, .completed)
+
+        let soloReader = try AVAssetReader(asset: asset)
+        let solo = AVAssetReaderTrackOutput(track: tracks[0], outputSettings: settings)
+        soloReader.add(solo)
+        XCTAssertTrue(soloReader.startReading())
+        let alone = try bytes(readAll(solo))
+        XCTAssertGreaterThan(alone.count, 48_000 * 8 * 4)
+        // Compared as numbers: a silent track's +0 turns the first track's -0 samples into +0.
+        XCTAssertEqual(
+            ReferenceDecoder.floats(fromLittleEndian: mixed), ReferenceDecoder.floats(fromLittleEndian: alone),
+            "a mix with the second track silenced is the first track")
+    }
+
+    // MARK: Compressed samples
+
+    func test_nilSettings_storedSamplesMatchFFprobesPackets() throws {
+        let url = try fixture(.h264AAC)
+        for (type, stream) in [(AVMediaType.video, "v:0"), (.audio, "a:0")] {
+            let (reader, output) = try reader(.h264AAC, type) {
+                AVAssetReaderTrackOutput(track: $0, outputSettings: nil)
+            }
+            XCTAssertTrue(reader.startReading())
+            let samples = readAll(output)
+            XCTAssertEqual(reader.status, .completed)
+            let packets = try ProbeReport.packetTimes(url, stream: stream)
+            XCTAssertEqual(samples.count, packets.count, type.rawValue)
+            var previousDTS = CMTime.negativeInfinity
+            for sample in samples {
+                XCTAssertNil(sample.imageBuffer)
+                XCTAssertGreaterThan(sample.totalSampleSize, 0)
+                XCTAssertEqual(sample.dataBuffer?.dataLength, sample.totalSampleSize)
+                let dts = sample.decodeTimeStamp.isValid ? sample.decodeTimeStamp : sample.presentationTimeStamp
+                XCTAssertGreaterThanOrEqual(dts, previousDTS, "decode order")
+                previousDTS = dts
+            }
+            let subType = samples.first?.formatDescription?.mediaSubType
+            XCTAssertEqual(subType, type == .video ? .h264 : .mpeg4AAC)
+        }
+    }
+
+    // MARK: Cancel and failures
+
+    func test_cancelReading_midway() throws {
+        let (reader, output) = try reader(.h264AAC, .video) {
+            AVAssetReaderTrackOutput(track: $0, outputSettings: [:])
+        }
+        XCTAssertTrue(reader.startReading())
+        for expected in 0..<10 {
+            let sample = try XCTUnwrap(output.copyNextSampleBuffer())
+            XCTAssertEqual(sample.imageBuffer.flatMap(frameIndex), expected)
+        }
+        reader.cancelReading()
+        XCTAssertEqual(reader.status, .cancelled)
+        XCTAssertNil(output.copyNextSampleBuffer())
+        XCTAssertNil(reader.error)
+    }
+
+    func test_truncatedFile_failsCleanly() throws {
+        let (reader, output) = try reader(.truncatedFaststart, .video) {
+            AVAssetReaderTrackOutput(track: $0, outputSettings: [:])
+        }
+        XCTAssertTrue(reader.startReading())
+        let samples = readAll(output)
+        XCTAssertGreaterThan(samples.count, 30, "the frames before the cut are read")
+        XCTAssertEqual(reader.status, .failed)
+        let error = try XCTUnwrap(reader.error) as NSError
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertEqual(error.code, AVError.Code.fileFailedToParse.rawValue)
+        XCTAssertNil(output.copyNextSampleBuffer())
+    }
+
+    func test_unopenableFile_initThrows() throws {
+        let asset = AVURLAsset(url: try fixture(.truncated))
+        XCTAssertThrowsError(try AVAssetReader(asset: asset)) { error in
+            XCTAssertEqual((error as NSError).domain, AVFoundationErrorDomain)
+        }
+    }
+}
