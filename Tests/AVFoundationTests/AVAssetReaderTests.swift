@@ -314,4 +314,168 @@ final class AVAssetReaderTests: XCTestCase {
             XCTAssertEqual((error as NSError).domain, AVFoundationErrorDomain)
         }
     }
+
+    // MARK: More than one output, other inputs
+
+    func test_videoAndAudioOutputs_readInterleaved_completeTogether() throws {
+        let asset = AVURLAsset(url: try fixture(.h264AAC))
+        let reader = try AVAssetReader(asset: asset)
+        let video = AVAssetReaderTrackOutput(
+            track: try XCTUnwrap(asset.tracks(withMediaType: .video).first), outputSettings: [:])
+        let audio = AVAssetReaderTrackOutput(
+            track: try XCTUnwrap(asset.tracks(withMediaType: .audio).first),
+            outputSettings: [AVFormatIDKey: kAudioFormatLinearPCM])
+        reader.add(video)
+        reader.add(audio)
+        XCTAssertEqual(reader.outputs.count, 2)
+        XCTAssertTrue(reader.startReading())
+        var indices: [Int] = []
+        var audioFrames = 0
+        var videoDone = false
+        var audioDone = false
+        while !(videoDone && audioDone) {
+            if !videoDone {
+                if let sample = video.copyNextSampleBuffer() {
+                    indices.append(sample.imageBuffer.flatMap(frameIndex) ?? -1)
+                } else {
+                    videoDone = true
+                    XCTAssertEqual(reader.status, .reading, "the audio output still has samples")
+                }
+            }
+            if !audioDone {
+                if let sample = audio.copyNextSampleBuffer() {
+                    audioFrames += sample.numSamples
+                } else {
+                    audioDone = true
+                }
+            }
+        }
+        XCTAssertEqual(reader.status, .completed)
+        XCTAssertEqual(indices, Array(0..<300))
+        XCTAssertEqual(audioFrames * 4, try ffmpegAudio(.h264AAC, format: "s16le").count)
+    }
+
+    func test_transportStream_keepsItsTimestamps() throws {
+        let (reader, output) = try reader(.h264AACTS, .video) {
+            AVAssetReaderTrackOutput(track: $0, outputSettings: [:])
+        }
+        XCTAssertTrue(reader.startReading())
+        let samples = readAll(output)
+        XCTAssertEqual(reader.status, .completed)
+        XCTAssertEqual(samples.compactMap { $0.imageBuffer.flatMap(frameIndex) }, Array(0..<90))
+        // The stream's own first timestamp (ffprobe: start_time 1.466667), not re-based to zero.
+        XCTAssertEqual(try XCTUnwrap(samples.first).presentationTimeStamp.seconds, 1.466_667, accuracy: 1e-5)
+    }
+
+    func test_resampledMono_lengthFollowsTheRate() throws {
+        let (reader, output) = try reader(.audioWAV, .audio) {
+            AVAssetReaderTrackOutput(
+                track: $0,
+                outputSettings: [
+                    AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 22_050.0, AVNumberOfChannelsKey: 1,
+                    AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true, AVLinearPCMIsBigEndianKey: true,
+                ])
+        }
+        XCTAssertTrue(reader.startReading())
+        let samples = readAll(output)
+        XCTAssertEqual(reader.status, .completed)
+        let asbd = try XCTUnwrap(samples.first?.formatDescription?.audioStreamBasicDescription)
+        XCTAssertEqual(asbd.mSampleRate, 22_050)
+        XCTAssertEqual(asbd.mChannelsPerFrame, 1)
+        XCTAssertEqual(asbd.mFormatFlags & kAudioFormatFlagIsBigEndian, kAudioFormatFlagIsBigEndian)
+        let frames = samples.reduce(0) { $0 + $1.numSamples }
+        XCTAssertEqual(Double(frames), 3 * 22_050, accuracy: 64, "3 s at 22 050 Hz")
+        // Big-endian floats: the loudest sample of a 0.5-amplitude tone pair mixed to mono is about 0.5.
+        let data = try bytes(samples)
+        var peak: Float = 0
+        for i in stride(from: 0, to: data.count - 3, by: 4) {
+            let word =
+                UInt32(data[i]) << 24 | UInt32(data[i + 1]) << 16 | UInt32(data[i + 2]) << 8 | UInt32(data[i + 3])
+            peak = max(peak, abs(Float(bitPattern: word)))
+        }
+        XCTAssertGreaterThan(peak, 0.3)
+        XCTAssertLessThan(peak, 1.01)
+    }
+
+    // MARK: Random access
+
+    func test_resetForReadingTimeRanges_readsEachRange() throws {
+        let (reader, output) = try reader(.h264AAC, .video) {
+            AVAssetReaderTrackOutput(track: $0, outputSettings: [:])
+        }
+        output.supportsRandomAccess = true
+        reader.timeRange = CMTimeRange(start: .zero, duration: CMTime(value: 1, timescale: 3))
+        XCTAssertTrue(reader.startReading())
+        XCTAssertEqual(readAll(output).compactMap { $0.imageBuffer.flatMap(frameIndex) }, Array(0..<10))
+        XCTAssertEqual(reader.status, .reading, "random access: not complete before markConfigurationAsFinal()")
+        output.reset(forReadingTimeRanges: [
+            NSValue(
+                timeRange: CMTimeRange(start: CMTime(value: 5, timescale: 1), duration: CMTime(value: 1, timescale: 10))
+            ),
+            NSValue(
+                timeRange: CMTimeRange(start: CMTime(value: 1, timescale: 1), duration: CMTime(value: 1, timescale: 10))
+            ),
+        ])
+        XCTAssertEqual(
+            readAll(output).compactMap { $0.imageBuffer.flatMap(frameIndex) }, Array(150..<153) + Array(30..<33))
+        output.markConfigurationAsFinal()
+        XCTAssertNil(output.copyNextSampleBuffer())
+        XCTAssertEqual(reader.status, .completed)
+    }
+
+    // MARK: Damaged input, threads
+
+    func test_corruptMiddle_neverCrashes_endsWithAnAnswer() throws {
+        let (reader, output) = try reader(.corruptMiddle, .video) {
+            AVAssetReaderTrackOutput(
+                track: $0, outputSettings: [kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_32BGRA)])
+        }
+        XCTAssertTrue(reader.startReading())
+        let samples = readAll(output)
+        XCTAssertGreaterThan(samples.count, 100)
+        XCTAssertTrue([.completed, .failed].contains(reader.status))
+        if reader.status == .failed {
+            XCTAssertEqual((try XCTUnwrap(reader.error) as NSError).domain, AVFoundationErrorDomain)
+        }
+        let indices = samples.compactMap { $0.imageBuffer.flatMap(frameIndex) }
+        XCTAssertEqual(Array(indices.prefix(30)), Array(0..<30), "the intact start reads as it is")
+    }
+
+    func test_unknownCodec_startReadingFails() throws {
+        let (reader, _) = try reader(.unknownCodec, .video) {
+            AVAssetReaderTrackOutput(track: $0, outputSettings: [:])
+        }
+        XCTAssertFalse(reader.startReading())
+        XCTAssertEqual(reader.status, .failed)
+        let error = try XCTUnwrap(reader.error) as NSError
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertEqual(error.code, AVError.Code.decoderNotFound.rawValue)
+    }
+
+    func test_cancelReading_fromAnotherThread_whileCopying() throws {
+        let (reader, output) = try reader(.longGOP1080p, .video) {
+            AVAssetReaderTrackOutput(
+                track: $0, outputSettings: [kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_32BGRA)])
+        }
+        XCTAssertTrue(reader.startReading())
+        let started = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let count = LockedBox(0)
+        Thread.detachNewThread {
+            while output.copyNextSampleBuffer() != nil {
+                let n = count.withLock { c -> Int in
+                    c += 1
+                    return c
+                }
+                if n == 5 { started.signal() }
+            }
+            done.signal()
+        }
+        XCTAssertEqual(started.wait(timeout: .now() + 120), .success)
+        reader.cancelReading()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the reading thread stops")
+        XCTAssertEqual(reader.status, .cancelled)
+        XCTAssertLessThan(count.withLock { $0 }, 900, "it stopped before the end")
+        XCTAssertNil(output.copyNextSampleBuffer())
+    }
 }
