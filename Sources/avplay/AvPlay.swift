@@ -13,6 +13,7 @@ struct AvPlay {
                  avplay frame FILE|URL --at T [--exact] [--size WxH] -o OUT.png
                  avplay thumbs FILE|URL (--count N | --every T) [--width W] -o OUT.png
                  avplay decode-bench FILE|URL
+                 avplay read-bench FILE|URL [--audio]
                  avplay seek-bench FILE|URL [--mode exact|keyframe] --targets T1,T2,…
                  avplay seek-bench FILE|URL --mode scrub --from T --by D --count N
                  avplay seek-bench FILE|URL --mode back-steps --from T --count N
@@ -80,6 +81,10 @@ struct AvPlay {
          avplay decode-bench FILE
                               takes every picture as BGRA through an AVPlayerItemVideoOutput as fast as
                               possible and prints the count and frames per second (for make bench)
+         avplay read-bench FILE
+                              reads every picture as BGRA with an AVAssetReader (--audio: every sample of the
+                              first audio track as 16-bit PCM) as fast as possible and prints the count (for
+                              make bench)
          avplay seek-bench FILE --targets T1,T2,…
                               exact seeks (zero tolerances) to each time in turn on a paused player, each timed
                               from the seek call until an AVPlayerItemVideoOutput has the picture due there;
@@ -135,6 +140,9 @@ struct AvPlay {
         case "decode-bench":
             args.removeFirst()
             exit(await DecodeBenchCommand.run(args))
+        case "read-bench":
+            args.removeFirst()
+            exit(await ReadBenchCommand.run(args))
         case "seek-bench":
             args.removeFirst()
             exit(await SeekBenchCommand.run(args))

@@ -168,6 +168,16 @@ final class AvplayFrameTests: XCTestCase {
         XCTAssertTrue(r.stdout.hasPrefix("300 frames 320x240 BGRA"), r.stdout)
     }
 
+    func test_readBench_readsEveryPictureAndSample() throws {
+        let video = try avplay(["read-bench", try Fixtures.url(.h264AAC).path])
+        XCTAssertEqual(video.status, 0, video.stderr)
+        XCTAssertTrue(video.stdout.hasPrefix("300 frames 320x240 BGRA in "), video.stdout)
+        let audio = try avplay(["read-bench", try Fixtures.url(.audioWAV).path, "--audio"])
+        XCTAssertEqual(audio.status, 0, audio.stderr)
+        XCTAssertTrue(audio.stdout.hasPrefix("144000 audio frames 48000 Hz 2 ch s16 in "), audio.stdout)
+        XCTAssertEqual(try avplay(["read-bench", try Fixtures.url(.audioWAV).path]).status, 1, "no video")
+    }
+
     func test_seekBench_timesEachExactSeek_andChecksThePicture() throws {
         let r = try avplay(["seek-bench", try Fixtures.url(.h264AAC).path, "--targets", "3.3,0.5,7.25"])
         XCTAssertEqual(r.status, 0, r.stderr)
