@@ -92,7 +92,9 @@ final class AvplayManualTests: XCTestCase {
 
     func test_bashCompletion_offersEverySubcommandAndOption() throws {
         let help = try help()
-        let subcommands = ["play", "info", "frame", "thumbs", "decode-bench", "read-bench", "seek-bench", "memory-bench"]
+        let subcommands = [
+            "play", "info", "frame", "thumbs", "decode-bench", "read-bench", "seek-bench", "memory-bench",
+        ]
         for subcommand in subcommands where subcommand != "play" {
             XCTAssertTrue(help.contains("avplay \(subcommand) "), "\(subcommand) is in the help")
         }

@@ -13,6 +13,12 @@ protocol ReaderSampleSource: AnyObject {
 extension TrackReader: ReaderSampleSource {}
 extension AudioMixReader: ReaderSampleSource {}
 
+/// A weak reference to the reader an output belongs to.
+struct WeakReader {
+    /// The reader, weak: the reader holds its outputs.
+    weak var reader: AVAssetReader?
+}
+
 /// Reads one stream of samples of an ``AVAssetReader``'s asset (abstract: use ``AVAssetReaderTrackOutput`` or
 /// ``AVAssetReaderAudioMixOutput``).
 ///
@@ -33,8 +39,14 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
         var formatDescription: CMFormatDescription?
     }
 
-    /// The reader the output was added to (weak, as the reader holds its outputs).
-    weak var reader: AVAssetReader?
+    /// The reader the output was added to (weak, as the reader holds its outputs); guarded, as `add(_:)` may run
+    /// on another thread than a `copyNextSampleBuffer()`.
+    private let readerReference = Locked(WeakReader())
+    /// The reader the output was added to.
+    var reader: AVAssetReader? {
+        get { readerReference.withLock { $0.reader } }
+        set { readerReference.withLock { $0.reader = newValue } }
+    }
     /// The engine side; the lock is held while decoding, so calls on one output queue up.
     let engine = Locked(Engine())
     /// Stored settings (any thread).
