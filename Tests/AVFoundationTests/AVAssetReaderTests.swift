@@ -478,4 +478,44 @@ final class AVAssetReaderTests: XCTestCase {
         XCTAssertLessThan(count.withLock { $0 }, 900, "it stopped before the end")
         XCTAssertNil(output.copyNextSampleBuffer())
     }
+
+    func test_outputKeepsReading_afterTheAppLetsGoOfTheReader() throws {
+        var reader: AVAssetReader? = try AVAssetReader(asset: AVURLAsset(url: try fixture(.videoOnly)))
+        let track = try XCTUnwrap(reader?.asset.tracks(withMediaType: .video).first)
+        let output = AVAssetReaderTrackOutput(track: track, outputSettings: [:])
+        reader?.add(output)
+        XCTAssertEqual(reader?.startReading(), true)
+        weak var released = reader
+        reader = nil
+        XCTAssertNil(released, "nothing but the app holds the reader")
+        XCTAssertEqual(readAll(output).count, 90)
+    }
+
+    // MARK: Other codecs
+
+    func test_otherCodecs_everyFrameAndSample() throws {
+        for f in [Fixture.hevcMKV, .vp9OpusWebM] {
+            let (reader, output) = try reader(f, .video) { AVAssetReaderTrackOutput(track: $0, outputSettings: [:]) }
+            XCTAssertTrue(reader.startReading())
+            let frameCount = try XCTUnwrap(f.facts.video?.frameCount)
+            XCTAssertEqual(
+                readAll(output).compactMap { $0.imageBuffer.flatMap(frameIndex) }, Array(0..<frameCount), f.rawValue)
+            XCTAssertEqual(reader.status, .completed, f.rawValue)
+        }
+        for f in [Fixture.audioMP3, .vp9OpusWebM, .audioWAV] {
+            let (reader, output) = try reader(f, .audio) {
+                AVAssetReaderTrackOutput(
+                    track: $0,
+                    outputSettings: [
+                        AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true,
+                    ])
+            }
+            XCTAssertTrue(reader.startReading())
+            let ours = try bytes(readAll(output))
+            XCTAssertEqual(reader.status, .completed, "\(f.rawValue): \(String(describing: reader.error))")
+            let reference = try ffmpegAudio(f, format: "f32le")
+            XCTAssertGreaterThan(reference.count, 0)
+            XCTAssertTrue(ours == reference, "\(f.rawValue): \(ours.count) vs \(reference.count) bytes")
+        }
+    }
 }

@@ -40,22 +40,13 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
         case cancelled = 4
     }
 
-    /// What the reader's lock guards.
-    private struct State {
-        var status: Status = .unknown
-        var error: (any Error)?
-        var timeRange = CMTimeRange(start: .zero, duration: .positiveInfinity)
-        var outputs: [AVAssetReaderOutput] = []
-        /// Outputs that handed out their last sample.
-        var finished: Set<ObjectIdentifier> = []
-    }
-
     /// The asset read.
     public let asset: AVAsset
-    /// Status, error, time range and outputs; any thread.
-    private let state = Locked(State())
-    /// Interrupts every output's I/O on `cancelReading()` (shared by their engine readers).
-    let cancellation = Cancellation()
+    /// Status, error and time range, shared with the outputs (which hold it, not the reader: an app may let go of
+    /// the reader while it reads an output).
+    let session: AssetReaderSession
+    /// The outputs added, in order; any thread.
+    private let addedOutputs = Locked<[AVAssetReaderOutput]>([])
 
     /// A reader of `asset`.
     ///
@@ -63,26 +54,22 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
     public init(asset: AVAsset) throws {
         _ = try asset.description()
         self.asset = asset
+        session = AssetReaderSession(asset: asset)
         super.init()
     }
 
-    /// Cancels reading in progress (I/O blocked in an output returns at once).
-    deinit {
-        cancellation.cancel()
-    }
-
     /// The reader's state.
-    open var status: Status { state.withLock { $0.status } }
+    open var status: Status { session.status }
 
     /// Why reading failed (`status == .failed`), else nil.
-    open var error: (any Error)? { state.withLock { $0.error } }
+    open var error: (any Error)? { session.state.withLock { $0.error } }
 
     /// The part of the asset's timeline to read; by default all of it (zero to positive infinity). Set it before
     /// ``startReading()``.
     open var timeRange: CMTimeRange {
-        get { state.withLock { $0.timeRange } }
+        get { session.state.withLock { $0.timeRange } }
         set {
-            state.withLock { s in
+            session.state.withLock { s in
                 if s.status != .unknown { apiViolation("cannot change the time range once reading has started") }
                 guard newValue.isValid, newValue.start.isNumeric, newValue.start >= .zero else {
                     apiViolation("the time range must be valid and start at or after zero")
@@ -93,20 +80,21 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
     }
 
     /// The outputs added.
-    open var outputs: [AVAssetReaderOutput] { state.withLock { $0.outputs } }
+    open var outputs: [AVAssetReaderOutput] { addedOutputs.withLock { $0 } }
 
     /// Whether `output` can be added: reading has not started, the output belongs to no reader, and its tracks are
     /// this reader's asset's.
     open func canAdd(_ output: AVAssetReaderOutput) -> Bool {
-        guard status == .unknown, output.reader == nil else { return false }
+        guard status == .unknown, output.session == nil else { return false }
         return output.tracks.allSatisfy { $0.asset === asset }
     }
 
     /// Adds an output. Traps (Apple raises) when ``canAdd(_:)`` says no.
     open func add(_ output: AVAssetReaderOutput) {
         guard canAdd(output) else { apiViolation("cannot add this output: \(output)") }
-        output.reader = self
-        state.withLock { $0.outputs.append(output) }
+        output.session = session
+        addedOutputs.withLock { $0.append(output) }
+        session.state.withLock { $0.outputs.append(ObjectIdentifier(output)) }
     }
 
     /// Starts reading: opens every output's track and decoder.
@@ -115,16 +103,17 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
     ///   says why) or already had.
     @discardableResult
     open func startReading() -> Bool {
-        let (outputs, range) = state.withLock { s -> ([AVAssetReaderOutput], CMTimeRange) in
-            guard s.status == .unknown else { return ([], s.timeRange) }
+        let outputs = self.outputs
+        let range = session.state.withLock { s -> CMTimeRange? in
+            guard s.status == .unknown else { return nil }
             if s.outputs.isEmpty { apiViolation("add an output before starting to read") }
             s.status = .reading
-            return (s.outputs, s.timeRange)
+            return s.timeRange
         }
-        guard !outputs.isEmpty else { return false }
+        guard let range else { return false }
         for output in outputs {
             if let error = output.start(timeRange: range) {
-                fail(error)
+                session.fail(error)
                 return false
             }
         }
@@ -133,6 +122,41 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
 
     /// Cancels reading: outputs hand out nothing more, and I/O in progress returns at once.
     open func cancelReading() {
+        session.cancel()
+    }
+}
+
+/// What an asset reader shares with its outputs: the status machine, the error, the time range, and the token that
+/// interrupts every output's I/O. Outputs hold it strongly and the reader only through it, so reading an output
+/// goes on if the app lets go of the reader (and nothing holds a cycle).
+final class AssetReaderSession: @unchecked Sendable {
+    /// What the lock guards.
+    struct State {
+        var status: AVAssetReader.Status = .unknown
+        var error: (any Error)?
+        var timeRange = CMTimeRange(start: .zero, duration: .positiveInfinity)
+        /// The outputs added.
+        var outputs: [ObjectIdentifier] = []
+        /// Outputs that handed out their last sample.
+        var finished: Set<ObjectIdentifier> = []
+    }
+
+    /// The asset read (for messages).
+    let asset: AVAsset
+    /// Status, error, time range and outputs; any thread.
+    let state = Locked(State())
+    /// Interrupts every output's I/O on cancel or failure (shared by their engine readers).
+    let cancellation = Cancellation()
+
+    init(asset: AVAsset) {
+        self.asset = asset
+    }
+
+    /// The reader's state.
+    var status: AVAssetReader.Status { state.withLock { $0.status } }
+
+    /// Cancels reading unless it already stopped.
+    func cancel() {
         let changed = state.withLock { s -> Bool in
             guard s.status == .unknown || s.status == .reading else { return false }
             s.status = .cancelled
@@ -140,8 +164,6 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
         }
         if changed { cancellation.cancel() }
     }
-
-    // MARK: Outputs' reports
 
     /// Records `error` and fails the reader, unless it already stopped.
     func fail(_ error: any Error) {
@@ -154,11 +176,11 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
         if changed { cancellation.cancel() }
     }
 
-    /// Notes that `output` handed out its last sample; the reader completes when every output has.
-    func outputFinished(_ output: AVAssetReaderOutput) {
+    /// Notes that an output handed out its last sample; the reader completes when every output has.
+    func outputFinished(_ output: ObjectIdentifier) {
         state.withLock { s in
-            s.finished.insert(ObjectIdentifier(output))
-            if s.status == .reading, s.outputs.allSatisfy({ s.finished.contains(ObjectIdentifier($0)) }) {
+            s.finished.insert(output)
+            if s.status == .reading, s.outputs.allSatisfy({ s.finished.contains($0) }) {
                 s.status = .completed
             }
         }

@@ -41,7 +41,7 @@ open class AVAssetReaderAudioMixOutput: AVAssetReaderOutput, @unchecked Sendable
     open var audioMix: AVAudioMix? {
         get { stored.withLock { $0.mix } }
         set {
-            if reader?.status ?? .unknown != .unknown { apiViolation("cannot change after reading started") }
+            if session?.status ?? .unknown != .unknown { apiViolation("cannot change after reading started") }
             stored.withLock { $0.mix = newValue }
         }
     }

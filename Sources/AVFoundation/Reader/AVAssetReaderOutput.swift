@@ -13,12 +13,6 @@ protocol ReaderSampleSource: AnyObject {
 extension TrackReader: ReaderSampleSource {}
 extension AudioMixReader: ReaderSampleSource {}
 
-/// A weak reference to the reader an output belongs to.
-struct WeakReader {
-    /// The reader, weak: the reader holds its outputs.
-    weak var reader: AVAssetReader?
-}
-
 /// Reads one stream of samples of an ``AVAssetReader``'s asset (abstract: use ``AVAssetReaderTrackOutput`` or
 /// ``AVAssetReaderAudioMixOutput``).
 ///
@@ -39,13 +33,13 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
         var formatDescription: CMFormatDescription?
     }
 
-    /// The reader the output was added to (weak, as the reader holds its outputs); guarded, as `add(_:)` may run
-    /// on another thread than a `copyNextSampleBuffer()`.
-    private let readerReference = Locked(WeakReader())
-    /// The reader the output was added to.
-    var reader: AVAssetReader? {
-        get { readerReference.withLock { $0.reader } }
-        set { readerReference.withLock { $0.reader = newValue } }
+    /// The session of the reader the output was added to; guarded, as `add(_:)` may run on another thread than a
+    /// `copyNextSampleBuffer()`.
+    private let sessionReference = Locked<AssetReaderSession?>(nil)
+    /// The session of the reader the output was added to (nil before).
+    var session: AssetReaderSession? {
+        get { sessionReference.withLock { $0 } }
+        set { sessionReference.withLock { $0 = newValue } }
     }
     /// The engine side; the lock is held while decoding, so calls on one output queue up.
     let engine = Locked(Engine())
@@ -65,7 +59,7 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     open var alwaysCopiesSampleData: Bool {
         get { settings.withLock { $0.alwaysCopies } }
         set {
-            if reader?.status ?? .unknown != .unknown { apiViolation("cannot change after reading started") }
+            if session?.status ?? .unknown != .unknown { apiViolation("cannot change after reading started") }
             settings.withLock { $0.alwaysCopies = newValue }
         }
     }
@@ -75,7 +69,7 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     open var supportsRandomAccess: Bool {
         get { settings.withLock { $0.randomAccess } }
         set {
-            if reader?.status ?? .unknown != .unknown { apiViolation("cannot change after reading started") }
+            if session?.status ?? .unknown != .unknown { apiViolation("cannot change after reading started") }
             settings.withLock { $0.randomAccess = newValue }
         }
     }
@@ -86,8 +80,8 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     /// Decoded samples come in presentation order; a track output without settings hands out the stored samples in
     /// decode order.
     open func copyNextSampleBuffer() -> CMSampleBuffer? {
-        guard let reader else { apiViolation("add the output to a reader before copying samples") }
-        switch reader.status {
+        guard let session else { apiViolation("add the output to a reader before copying samples") }
+        switch session.status {
         case .unknown: apiViolation("call startReading() before copying samples")
         case .reading: break
         case .completed, .failed, .cancelled: return nil
@@ -119,10 +113,10 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
         }
         switch result {
         case .success(let buffer):
-            if finishedNow { reader.outputFinished(self) }
+            if finishedNow { session.outputFinished(ObjectIdentifier(self)) }
             return buffer
         case .failure(let error):
-            if reader.status == .reading { reader.fail(readingError(error)) }
+            if session.status == .reading { session.fail(readingError(error)) }
             return nil
         }
     }
@@ -132,7 +126,7 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     /// called (Apple raises).
     open func reset(forReadingTimeRanges timeRanges: [NSValue]) {
         guard supportsRandomAccess else { apiViolation("set supportsRandomAccess before resetting") }
-        guard reader?.status == .reading else { apiViolation("reset only while reading") }
+        guard session?.status == .reading else { apiViolation("reset only while reading") }
         let ranges = timeRanges.map(\.timeRangeValue)
         guard !ranges.isEmpty, ranges.allSatisfy({ $0.isValid && $0.start.isNumeric }) else {
             apiViolation("time ranges must be valid")
@@ -176,8 +170,8 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     // MARK: Private
 
     private func makeOpenedSource(_ range: CMTimeRange) throws -> any ReaderSampleSource {
-        guard let reader else { throw AVError(.unknown) }
-        let source = try makeSource(range, cancellation: reader.cancellation)
+        guard let session else { throw AVError(.unknown) }
+        let source = try makeSource(range, cancellation: session.cancellation)
         try source.open()
         return source
     }
@@ -239,7 +233,7 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     /// The `AVError` for an engine failure while reading `url`.
     private func readingError(_ error: any Error) -> any Error {
         if error is AVError { return error }
-        let name = (reader?.asset.loader.url).map(AVError.displayName) ?? "the asset"
+        let name = (session?.asset.loader.url).map(AVError.displayName) ?? "the asset"
         if case .endsEarly(let reached, let expected) = error as? TrackReaderFailure {
             let at = reached.isNumeric ? String(format: "%.2f s", reached.seconds) : "its start"
             return AVError.media(

@@ -141,7 +141,11 @@ package final class TrackReader {
         try source.open()
         guard let base = source.timeBase(ofStream: streamIndex) else { throw FFmpegError.streamNotFound }
         timeBase = base
-        if let info = source.info.streams.first(where: { $0.index == streamIndex }), let duration = info.duration {
+        // The stated end, unless libavformat guessed it from the bit rate (then a shortfall proves nothing).
+        let media = source.info
+        if !media.durationFromBitrate, let info = media.streams.first(where: { $0.index == streamIndex }),
+            let duration = info.duration
+        {
             expectedEnd = CMTime(ffmpeg: (info.startTime ?? 0) + duration, timeBase: base)
         }
         source.setDiscard(keepingStreams: [streamIndex])
