@@ -2,7 +2,7 @@ import AVFoundation
 
 /// `avplay read-bench FILE [--audio]`: reads every picture of the video track as BGRA (or, with `--audio`, every
 /// sample of the first audio track as interleaved 16-bit PCM at its own rate) with an `AVAssetReader`, as fast as
-/// the machine allows, and prints how much there was and how long it took (row 16 of `make bench`).
+/// the machine allows, and prints how much there was and how long it took (row 17 of `make bench`).
 ///
 /// Public API only, written as an app reading samples writes it: one `AVAssetReaderTrackOutput`, a
 /// `copyNextSampleBuffer()` loop on this thread, `status` checked at the end.
