@@ -34,7 +34,7 @@ final class CustomIO {
         guard
             let context = avio_alloc_context(
                 buffer.assumingMemoryBound(to: UInt8.self), Self.bufferSize, 0, self.reader.toOpaque(), Self.read,
-                nil, nil)
+                nil, reader is any SeekableByteStreamReader ? Self.seek : nil)
         else {
             av_free(buffer)
             self.reader.release()
@@ -85,6 +85,79 @@ final class CustomIO {
                 return error.code
             }
         }
+}
+
+extension CustomIO {
+    /// `AVSEEK_SIZE`: libavformat asks for the stream's size instead of moving (a macro Swift does not import).
+    static let seekSizeFlag: Int32 = 0x10000
+    /// `AVSEEK_FORCE`: a hint that may be or'ed into `whence`, meaningless for bytes in memory.
+    static let seekForceFlag: Int32 = 0x20000
+
+    /// The C seek callback, given only for a ``SeekableByteStreamReader``: `opaque` is the retained ``ReaderBox``.
+    /// Returns the new position, the size for `AVSEEK_SIZE`, or a negative error code.
+    private static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = {
+        opaque, offset, whence in
+        guard let opaque else { return Int64(FFmpegError.endOfFile.code) }
+        let box = Unmanaged<ReaderBox>.fromOpaque(opaque).takeUnretainedValue()
+        guard let reader = box.reader as? any SeekableByteStreamReader else { return -Int64(ESPIPE) }
+        let size = reader.byteCount
+        if whence & seekSizeFlag != 0 { return size }
+        let base: Int64
+        switch whence & ~seekForceFlag {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = reader.position
+        case SEEK_END: base = size
+        default: return -Int64(EINVAL)
+        }
+        let (target, overflow) = base.addingReportingOverflow(offset)
+        guard !overflow, target >= 0, reader.seek(to: target) else { return -Int64(EINVAL) }
+        return target
+    }
+}
+
+/// A ``ByteStreamReader`` over bytes that can be read from anywhere (in memory): libavformat may seek it, so
+/// containers whose index is at the end (MP4 `moov`) and seeks during playback work.
+public protocol SeekableByteStreamReader: ByteStreamReader {
+    /// The stream's length in bytes.
+    var byteCount: Int64 { get }
+    /// Where the next ``ByteStreamReader/read(into:)`` starts.
+    var position: Int64 { get }
+    /// Moves to `offset` (0…``byteCount``); false when it is out of range.
+    func seek(to offset: Int64) -> Bool
+}
+
+/// The bytes of a `[UInt8]`-like buffer read as a stream (`AVAudioPlayer(data:)`: media held in memory).
+///
+/// Used by the one thread that reads its ``FormatContext`` (see ``ByteStreamReader``).
+public final class MemoryByteStreamReader: SeekableByteStreamReader {
+    private let bytes: [UInt8]
+    /// Where the next read starts.
+    public private(set) var position: Int64 = 0
+
+    /// A reader of `bytes`, from the start.
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The number of bytes.
+    public var byteCount: Int64 { Int64(bytes.count) }
+
+    /// Copies the bytes at ``position`` on; 0 at the end.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(FFmpegError) -> Int {
+        let start = Int(position)
+        let count = min(buffer.count, bytes.count - start)
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + start, byteCount: count)
+        }
+        position += Int64(count)
+        return count
+    }
+
+    /// Moves ``position`` to `offset`; false outside 0…``byteCount``.
+    public func seek(to offset: Int64) -> Bool {
+        guard offset >= 0, offset <= byteCount else { return false }
+        position = offset
+        return true
+    }
 }
 
 extension FormatContext {

@@ -32,6 +32,8 @@ struct EngineCommand: Sendable {
         case setAutomaticallyWaitsToMinimizeStalling(Bool)
         case setEndAction(EndAction)
         case setVolume(Float, muted: Bool)
+        /// The renderer's output stage: gain with a fade, pan, metering (`AVAudioPlayer`).
+        case setOutputMix(AudioOutputStage.Mix)
         case addVideoSink(any VideoFrameSink)
         case removeVideoSink(ObjectIdentifier)
         case addPlayheadSink(any PlayheadSink)

@@ -27,6 +27,8 @@ extension EngineCore {
             endAction = action
         case .setVolume(let volume, let muted):
             audio.setVolume(volume, muted: muted)
+        case .setOutputMix(let mix):
+            audio.renderer.outputStage.apply(mix)
         case .addVideoSink(let sink):
             presenter.add(sink)
         case .removeVideoSink(let id):

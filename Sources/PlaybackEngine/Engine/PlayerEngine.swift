@@ -120,6 +120,14 @@ package final class PlayerEngine: @unchecked Sendable {
 
     package func setVolume(_ volume: Float, muted: Bool) { post(.setVolume(volume, muted: muted)) }
 
+    /// Sets the gain (with its fade), pan and metering of the renderer's output stage (``AudioOutputStage``), applied
+    /// on the engine thread; ``AudioRenderer/outputStage`` reads the meter from any thread.
+    package func setOutputMix(_ mix: AudioOutputStage.Mix) { post(.setOutputMix(mix)) }
+
+    /// The host time commands are stamped with and ``setRate(_:time:atHost:)`` takes: monotonic nanoseconds, or the
+    /// virtual clock's time.
+    package var hostTime: UInt64 { hostNow() }
+
     /// Changes what the app set on `session` (queued or not): the engine thread applies it between two steps, from
     /// which on playback reads it (an end time, a volume curve, a composer, …).
     package func configure(_ session: ItemSession, _ setting: ItemSession.Setting) {

@@ -9,6 +9,9 @@ import Foundation
 /// never waits on the engine.
 package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     package let format: AudioFormat
+    /// Gain with fades, pan and the level meter over what leaves the renderer (an `AVAudioPlayer`'s); identity by
+    /// default. Thread-safe.
+    package let outputStage: AudioOutputStage
     private let lock = NSLock()
 
     // Guarded by `lock`.
@@ -47,6 +50,7 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
 
     package init(format: AudioFormat) {
         self.format = format
+        outputStage = AudioOutputStage(sampleRate: format.sampleRate)
         mediaScratch = .allocate(capacity: Self.mediaScratchFrames * max(1, format.channelCount))
     }
 
@@ -198,12 +202,16 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
             let channels = format.channelCount
             (buffer + written * channels).update(repeating: 0, count: (frameCount - written) * channels)
         }
+        // What the device plays, silence of an underrun included.
+        outputStage.process(buffer, frameCount: frameCount, channelCount: format.channelCount)
     }
 
     /// Renders up to `frameCount` real frames (no silence padding); returns how many. Engine thread,
     /// virtual-clock mode.
     package func renderAvailable(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) -> Int {
-        renderFrames(into: buffer, frameCount: frameCount, hostTime: 0, countUnderrun: false)
+        let written = renderFrames(into: buffer, frameCount: frameCount, hostTime: 0, countUnderrun: false)
+        outputStage.process(buffer, frameCount: written, channelCount: format.channelCount)
+        return written
     }
 
     private func renderFrames(

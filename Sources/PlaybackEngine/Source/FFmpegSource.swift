@@ -16,8 +16,11 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     package let sourceOptions: SourceOptions
     /// Further demuxer and protocol options, given as they are to libavformat (they win over ``sourceOptions``).
     package let options: [String: String]
-    /// See ``MediaSource/isLocal``: libavformat's protocol for the location is "file".
+    /// See ``MediaSource/isLocal``: libavformat's protocol for the location is "file", or the media is in memory.
     package let isLocal: Bool
+    /// Media held in memory (`AVAudioPlayer(data:)`), read through a seekable custom I/O context instead of opening
+    /// ``location`` (then only a name for logs); nil for a location libavformat opens.
+    package let memory: [UInt8]?
     /// Aborts blocking I/O; its flag is the format context's interrupt callback.
     private let cancellation: Cancellation
     /// The opened input; set by ``open()`` on the reading thread, then used by that thread only.
@@ -44,6 +47,19 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
         self.options = options
         self.cancellation = cancellation
         isLocal = (FormatContext.protocolName(for: location) ?? "file") == "file"
+        memory = nil
+    }
+
+    /// A source for media held in memory: `bytes` are demuxed through a seekable custom I/O context (no protocol is
+    /// opened, so no other file or URL can be reached from them). `name` names the input in logs.
+    package init(memory bytes: [UInt8], name: String, cancellation: Cancellation = Cancellation()) {
+        location = name
+        sourceOptions = SourceOptions()
+        // Nothing the bytes refer to (HLS segments, MOV references) is opened.
+        options = ["protocol_whitelist": "none"]
+        self.cancellation = cancellation
+        isLocal = true
+        memory = bytes
     }
 
     /// A source for `url` (a file URL opens its path).
@@ -80,8 +96,15 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     package func open() throws(FFmpegError) {
         guard format == nil else { return }
         if cancellation.isCancelled { throw FFmpegError.exit }
-        if isLocal { openedFile = FileIdentity(path: location) }
-        let opened = try FormatContext(url: location, options: effectiveOptions, interrupt: cancellation.interrupt)
+        let opened: FormatContext
+        if let memory {
+            opened = try FormatContext(
+                reader: MemoryByteStreamReader(bytes: memory), name: location, options: options,
+                interrupt: cancellation.interrupt)
+        } else {
+            if isLocal { openedFile = FileIdentity(path: location) }
+            opened = try FormatContext(url: location, options: effectiveOptions, interrupt: cancellation.interrupt)
+        }
         format = opened
         openedInfo = opened.info
     }
@@ -173,6 +196,7 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     package var isInterrupted: Bool { cancellation.isCancelled }
 
     package func makeIndependentSource() -> any MediaSource {
-        FFmpegSource(location: location, sourceOptions: sourceOptions, options: options)
+        if let memory { return FFmpegSource(memory: memory, name: location) }
+        return FFmpegSource(location: location, sourceOptions: sourceOptions, options: options)
     }
 }

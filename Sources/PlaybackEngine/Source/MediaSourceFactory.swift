@@ -26,3 +26,13 @@ package struct MediaSourceFactory: Sendable {
         FFmpegSource(location: location, sourceOptions: sourceOptions, options: options, cancellation: cancellation)
     }
 }
+
+extension MediaSourceFactory {
+    /// Media held in memory (`AVAudioPlayer(data:)`): every source made reads `bytes` through a seekable custom I/O
+    /// context; the location is only its name in logs.
+    package static func memory(_ bytes: [UInt8]) -> MediaSourceFactory {
+        MediaSourceFactory { location, _, _, cancellation in
+            FFmpegSource(memory: bytes, name: location, cancellation: cancellation)
+        }
+    }
+}
