@@ -221,6 +221,51 @@ final class AVAudioPlayerTests: XCTestCase {
         XCTAssertEqual(player.volume, 0)
     }
 
+    func test_enableRate2_playsInHalfTheTime_pitchKept() throws {
+        let player = try AVAudioPlayer(contentsOf: fixture(.audioWAV))
+        let (sink, _) = virtualPlayer(player)
+        let log = AudioPlayerDelegateLog()
+        player.delegate = log
+        player.enableRate = true
+        player.rate = 2
+        XCTAssertEqual(player.rate, 2)
+        player.play()
+        waitUntil("finished") { !log.finishes.isEmpty }
+        XCTAssertEqual(log.finishes, [true])
+        // 3 s of sound in 1.5 s of output, at the same pitch.
+        XCTAssertEqual(Double(sink.frameCount), 72_000, accuracy: 2048)
+        let c = channels(sink)
+        XCTAssertEqual(ToneAnalyzer.analyze(c[0], sampleRate: 48_000).frequency ?? 0, 440, accuracy: 3)
+        XCTAssertEqual(ToneAnalyzer.analyze(c[1], sampleRate: 48_000).frequency ?? 0, 660, accuracy: 3)
+    }
+
+    func test_rateWithoutEnableRate_playsAtNormalSpeed() throws {
+        let player = try AVAudioPlayer(contentsOf: fixture(.audioWAV))
+        let (sink, _) = virtualPlayer(player)
+        let log = AudioPlayerDelegateLog()
+        player.delegate = log
+        player.rate = 2
+        player.play()
+        waitUntil("finished") { !log.finishes.isEmpty }
+        XCTAssertEqual(sink.frameCount, fixtureFrames)
+    }
+
+    func test_mediaEndingEarly_tellsDelegateOfTheError_andUnsuccessfulFinish() throws {
+        // Its index says 10 s; its data ends after about 6 s.
+        let player = try AVAudioPlayer(contentsOf: fixture(.truncatedFaststart))
+        XCTAssertEqual(player.duration, 10, accuracy: 0.1)
+        _ = virtualPlayer(player)
+        let log = AudioPlayerDelegateLog()
+        player.delegate = log
+        player.play()
+        waitUntil("finished") { !log.finishes.isEmpty }
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(log.finishes, [false])
+        XCTAssertEqual(log.errors.count, 1)
+        XCTAssertEqual(log.errors.first?.domain, AVFoundationErrorDomain)
+        XCTAssertFalse(player.isPlaying)
+    }
+
     func test_pan_right_silencesLeft() throws {
         let player = try AVAudioPlayer(contentsOf: fixture(.audioWAV))
         let (sink, _) = virtualPlayer(player)

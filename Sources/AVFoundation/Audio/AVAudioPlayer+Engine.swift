@@ -50,6 +50,7 @@ extension AVAudioPlayer {
                 duration: media.duration > 0
                     ? CMTime(seconds: media.duration, preferredTimescale: 1_000_000) : .indefinite)
             descriptor.sourceFactory = media.sourceFactory
+            descriptor.durationIsExact = media.durationIsExact
             return descriptor
         }
     }
@@ -125,6 +126,7 @@ extension AVAudioPlayer {
     /// What a failure during playback says to the delegate: an `NSError` in `AVFoundationErrorDomain`.
     private func decodeError(_ error: any Error) -> NSError {
         if let error = error as? AVError { return error as NSError }
+        if let url { return AVError.playbackFailure(error, url: url) as NSError }
         let what = url.map { "“\(AVError.displayName($0))”" } ?? "The data"
         if let failure = error as? any MediaFailure {
             return AVError.media(

@@ -32,6 +32,8 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         var timeOrigin: CMTime
         /// Seconds; 0 when unknown.
         var duration: TimeInterval
+        /// Whether the container's index states the duration (a sound that ends well before it was cut short).
+        var durationIsExact: Bool
         var channelCount: Int
         var sampleRate: Int
     }
@@ -148,6 +150,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         return Media(
             location: location, sourceFactory: factory, audioStream: stream.index,
             timeOrigin: CMTime(value: origin, timescale: 1_000_000), duration: max(0, duration),
+            durationIsExact: info.durationMicroseconds != nil && !info.durationFromBitrate,
             channelCount: stream.channelCount, sampleRate: stream.sampleRate)
     }
 
