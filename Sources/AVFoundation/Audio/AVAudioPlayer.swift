@@ -16,7 +16,7 @@ import PlaybackEngine
 /// - ``averagePower(forChannel:)`` and ``peakPower(forChannel:)`` measure what the player rendered since the last
 ///   ``updateMeters()`` — after ``volume`` and ``pan`` — per output channel: the RMS and the largest sample in dBFS,
 ///   without Apple's smoothing; -160 when nothing was rendered.
-/// - ``format`` and ``settings``, `currentDevice` and `channelAssignments` are not provided.
+/// - `format` and `settings`, `currentDevice` and `channelAssignments` are not provided.
 ///
 /// Thread-safe: every member may be used from any thread; the delegate is called on the main queue.
 open class AVAudioPlayer: NSObject, @unchecked Sendable {
