@@ -120,6 +120,43 @@ final class AVAudioPlayerTests: XCTestCase {
         XCTAssertFalse(player.isPlaying)
     }
 
+    func test_loops_currentTimeCountsFromEachPlaysStart_andSeeksWithinIt() throws {
+        let player = try AVAudioPlayer(contentsOf: fixture(.audioWAV))
+        let (sink, clock) = virtualPlayer(player, mode: .manual)
+        let log = AudioPlayerDelegateLog()
+        player.delegate = log
+        player.numberOfLoops = 1
+        player.prepareToPlay()
+        player.play()
+        advance(clock, 4, until: 4 * 48_000, sink)
+        XCTAssertEqual(player.currentTime, 1, accuracy: 0.01, "one second into the second play")
+        player.currentTime = 2.5
+        waitUntil("seek landed (\(player.currentTime))") { abs(player.currentTime - 2.5) < 0.01 }
+        XCTAssertTrue(player.isPlaying)
+        // The second play's last half second, then the end: 4 s + 0.5 s in all, one call.
+        clock.advance(by: CMTime(seconds: 1, preferredTimescale: 48_000))
+        waitUntil("finished") { !log.finishes.isEmpty }
+        spinMainRunLoop(0.1)
+        XCTAssertEqual(log.finishes, [true])
+        XCTAssertEqual(Double(sink.frameCount), 4.5 * 48_000, accuracy: 1024)
+    }
+
+    func test_numberOfLoops_loweredWhileLooping_endsAfterWholePlays() throws {
+        let player = try AVAudioPlayer(contentsOf: fixture(.audioWAV))
+        let (sink, clock) = virtualPlayer(player, mode: .manual)
+        let log = AudioPlayerDelegateLog()
+        player.delegate = log
+        player.numberOfLoops = -1
+        player.play()
+        advance(clock, 1, until: 48_000, sink)
+        player.numberOfLoops = 0
+        clock.advance(by: CMTime(seconds: 10, preferredTimescale: 48_000))
+        waitUntil("finished") { !log.finishes.isEmpty }
+        XCTAssertEqual(log.finishes, [true])
+        // The play under way ends the loop, or the next when its start was already read ahead (a short sound).
+        XCTAssertTrue([fixtureFrames, 2 * fixtureFrames].contains(sink.frameCount), "\(sink.frameCount) frames")
+    }
+
     func test_currentTime_setBeforePlay_startsThere() throws {
         let player = try AVAudioPlayer(contentsOf: fixture(.audioWAV))
         let (sink, _) = virtualPlayer(player)
@@ -363,6 +400,40 @@ final class AVAudioPlayerTests: XCTestCase {
         XCTAssertEqual(Double(sink.frameCount), 24_000, accuracy: 1024)
         XCTAssertEqual(player.currentTime, 0.5, accuracy: 0.03)
         XCTAssertEqual(player.deviceCurrentTime, start + 0.5, accuracy: 0.001)
+    }
+
+    /// Real time through SDL's `disk` driver: the loop joins the next play without a gap or a click in what the
+    /// device played.
+    func test_realTime_diskDriver_loopIsSeamless() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("oavf-aap-loop-\(getpid()).raw")
+        try? FileManager.default.removeItem(at: file)
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", file.path, 1)
+        defer {
+            unsetenv("SDL_AUDIODRIVER")
+            unsetenv("SDL_DISKAUDIOFILE")
+            try? FileManager.default.removeItem(at: file)
+        }
+        let player = try AVAudioPlayer(data: wav(seconds: 0.5, amplitude: 0.5))
+        let log = AudioPlayerDelegateLog()
+        player.delegate = log
+        player.numberOfLoops = 3
+        player.prepareToPlay()
+        XCTAssertTrue(player.play())
+        waitUntil("finished", timeout: 60) { !log.finishes.isEmpty }
+        XCTAssertEqual(log.finishes, [true])
+        player.stop()
+        let data = try Data(contentsOf: file)
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let left = ToneAnalyzer.deinterleave(samples, channelCount: 2)[0]
+        // The sound: from its first loud sample to its last, four plays of 0.5 s of the tone, nothing in between.
+        guard let first = left.firstIndex(where: { abs($0) > 0.01 }),
+            let last = left.lastIndex(where: { abs($0) > 0.01 })
+        else { return XCTFail("nothing was played") }
+        let sound = Array(left[first...last])
+        XCTAssertEqual(Double(sound.count), 4 * 24_000, accuracy: 48)
+        let events = ToneAnalyzer.discontinuities(in: sound, sampleRate: 48_000, frequency: 440)
+        XCTAssertEqual(events.count, 0, "\(events)")
     }
 
     /// A WAV file in memory: 48 kHz stereo 16-bit, a 440 Hz sine of `amplitude` on both channels.

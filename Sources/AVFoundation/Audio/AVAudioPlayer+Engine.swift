@@ -1,8 +1,8 @@
 import Foundation
 import PlaybackEngine
 
-// The player's engine: made on first need, fed a queue of audio-only items (one per play of the sound, the next
-// loop queued behind the current one), and heard through its events on the engine thread.
+// The player's engine: made on first need, fed one audio-only item (every loop of the sound on one timeline), and
+// heard through its events on the engine thread.
 extension AVAudioPlayer {
     /// The engine, made on first need with the hook's clock and sink (else the platform's SDL device).
     func engineCreatingIfNeeded() -> PlayerEngine {
@@ -25,8 +25,8 @@ extension AVAudioPlayer {
             return kept
         }
         engine.onEvent = { [weak self] event, _ in self?.handle(event) }
-        // Each play of the sound is an item; the next loop follows without a gap.
-        engine.setEndAction(.advance)
+        // The item holds every loop; at its end the player stops.
+        engine.setEndAction(.pause)
         // Media in a file or in memory never stalls for data: playing starts at once (and at a host time).
         engine.setAutomaticallyWaitsToMinimizeStalling(false)
         // Rate changes keep the pitch, as Apple's player does.
@@ -35,78 +35,64 @@ extension AVAudioPlayer {
         return engine
     }
 
-    /// Makes an item playing the sound from `start` seconds.
-    private func makeItem(engine: PlayerEngine, start: TimeInterval) -> ItemSession {
+    /// Makes the item playing the sound from `start` seconds, its loops as `loops` says.
+    private func makeItem(engine: PlayerEngine, start: TimeInterval, loops: LoopControl) -> ItemSession {
         let media = self.media
         var settings = ItemSession.Settings()
         if start > 0 {
             settings.start = ItemSession.Start(
                 time: CMTime(seconds: start, preferredTimescale: 1_000_000), mode: .exact)
         }
+        let inner = media.sourceFactory
         return ItemSession(audioFormat: engine.audioFormat, settings: settings) {
+            // Every loop on one timeline: its length is not fixed (the count may change while it plays), so the
+            // end is where the looped media ends.
             var descriptor = ItemDescriptor(
                 location: media.location, videoStream: nil, audioStream: media.audioStream,
                 timeOrigin: media.timeOrigin,
-                duration: media.duration > 0
+                duration: loops.numberOfLoops == 0 && media.duration > 0
                     ? CMTime(seconds: media.duration, preferredTimescale: 1_000_000) : .indefinite)
-            descriptor.sourceFactory = media.sourceFactory
-            descriptor.durationIsExact = media.durationIsExact
+            descriptor.sourceFactory = MediaSourceFactory { location, sourceOptions, options, cancellation in
+                LoopingSource(inner: inner.make(location, sourceOptions, options, cancellation), control: loops)
+            }
+            descriptor.durationIsExact = loops.numberOfLoops == 0 && media.durationIsExact
             return descriptor
         }
     }
 
-    /// Brings the engine's queue in line with the state (under `state`'s lock, so queues reach the engine in the
-    /// order decided): an item from ``State/pendingTime`` when none is queued, and the next loop behind it while
-    /// loops remain.
+    /// Queues the item when there is none (under `state`'s lock, so the engine takes queues in the order decided),
+    /// from ``State/pendingTime``.
     func queueItems(_ s: inout State, engine: PlayerEngine) {
-        var changed = false
-        if s.current == nil {
-            s.current = makeItem(engine: engine, start: s.pendingTime)
-            s.playsStarted = 1
-            changed = true
-        }
-        let loopsLeft = s.numberOfLoops < 0 || s.playsStarted <= s.numberOfLoops
-        if loopsLeft && s.next == nil {
-            s.next = makeItem(engine: engine, start: 0)
-            changed = true
-        } else if !loopsLeft && s.next != nil {
-            s.next = nil
-            changed = true
-        }
-        guard changed, let current = s.current else { return }
-        engine.setQueue([current] + (s.next.map { [$0] } ?? []))
+        guard s.current == nil else { return }
+        let loops = LoopControl(numberOfLoops: s.numberOfLoops)
+        let item = makeItem(engine: engine, start: s.pendingTime, loops: loops)
+        s.current = item
+        s.loops = loops
+        engine.setQueue([item])
     }
 
     /// An engine event (engine thread).
     func handle(_ event: EngineEvent) {
         switch event {
-        case .currentItemChanged(let old, let new):
+        case .itemPlayedToEnd(let session):
             let finished: Bool = state.withLock { s in
-                guard let engine = s.engine, let old, old === s.current else { return false }
-                if let new, new === s.next {
-                    s.current = new
-                    s.next = nil
-                    s.playsStarted += 1
-                    queueItems(&s, engine: engine)
-                    return false
-                }
+                guard let engine = s.engine, session === s.current else { return false }
                 // The last play ended: the player stops at the start, as Apple's.
                 s.current = nil
-                s.next = nil
-                s.playsStarted = 0
+                s.loops = nil
                 s.pendingTime = 0
                 s.isPlaying = false
                 engine.setRate(0)
+                engine.setQueue([])
                 return true
             }
             if finished { tellDelegate { $1.audioPlayerDidFinishPlaying($0, successfully: true) } }
         case .itemFailed(let session, let error), .itemFailedToPlayToEnd(let session, let error):
             let failed: Bool = state.withLock { s in
-                guard let engine = s.engine, session === s.current || session === s.next else { return false }
-                s.pendingTime = session === s.current ? clamp(engine.currentTime(of: session).seconds) : 0
+                guard let engine = s.engine, session === s.current else { return false }
+                s.pendingTime = playTime(s)
                 s.current = nil
-                s.next = nil
-                s.playsStarted = 0
+                s.loops = nil
                 s.isPlaying = false
                 engine.setRate(0)
                 engine.setQueue([])

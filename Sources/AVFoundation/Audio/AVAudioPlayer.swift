@@ -7,8 +7,9 @@ import PlaybackEngine
 ///
 /// Built on the playback engine, as `AVPlayer` is: each player has its own engine (its thread, its audio renderer
 /// and SDL device; `SDL_AUDIODRIVER` picks the driver) playing an audio-only queue. Every method posts commands to
-/// the engine; every read comes from what the engine published. Loops are queued items, so a loop joins the next
-/// without a gap; `numberOfLoops = n` plays the sound n + 1 times, -1 until stopped.
+/// the engine; every read comes from what the engine published. The loops of the sound are one item whose source
+/// reads the media again at its end (``numberOfLoops`` = n plays it n + 1 times, -1 until stopped), so a loop joins
+/// the next without a gap, in real time too.
 ///
 /// What differs from Apple (see <doc:PortingFromApplePlatforms>):
 /// - Initializers open and probe the media (any format FFmpeg reads, the file type hint is not needed) and throw an
@@ -39,17 +40,16 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     }
 
     /// What the player holds. Owners: the app's values (volume, pan, rate, loops, metering, delegate, where play
-    /// starts while no item is queued) are written by the setters; the queue (``current``, ``next``, plays started)
+    /// starts while no item is queued) are written by the setters; the item (``State/current``, its loop control)
     /// by the setters and by the engine's events on the engine thread, each under `state`'s lock together with the
-    /// `setQueue` command they post, so the engine takes the queues in the order they were decided. Playback time
-    /// is never copied here while an item is queued: it is read from the engine's snapshot.
+    /// command it posts, so the engine takes them in the order they were decided. Playback time is never copied
+    /// here while an item is queued: it is read from the engine's snapshot.
     struct State {
         var engine: PlayerEngine?
-        /// The item playing (or ready to), and the next loop queued behind it.
+        /// The item playing (or ready to): every loop of the sound on one timeline (``LoopingSource``).
         var current: ItemSession?
-        var next: ItemSession?
-        /// Items that became current since play began from no item (1: the first play).
-        var playsStarted = 0
+        /// How many times ``current`` repeats, and where each play of it begins.
+        var loops: LoopControl?
         var isPlaying = false
         /// Where playback starts while no item is queued (seconds).
         var pendingTime: TimeInterval = 0
@@ -216,13 +216,10 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     /// not reset ``currentTime``: ``play()`` continues from where it stopped.
     open func stop() {
         let engine: PlayerEngine? = state.withLock { s in
-            if let engine = s.engine, let current = s.current {
-                s.pendingTime = clamp(engine.currentTime(of: current).seconds)
-            }
+            s.pendingTime = playTime(s)
             s.isPlaying = false
             s.current = nil
-            s.next = nil
-            s.playsStarted = 0
+            s.loops = nil
             s.meters = ([], [])
             let engine = s.engine
             s.engine = nil
@@ -244,26 +241,23 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     /// ``play()`` starts. Setting it moves playback there (clamped to 0…``duration``), playing or not.
     open var currentTime: TimeInterval {
         get {
-            state.withLock { s in
-                guard let engine = s.engine, let current = s.current else { return s.pendingTime }
-                let t = engine.currentTime(of: current)
-                return t.isNumeric ? clamp(t.seconds) : s.pendingTime
-            }
+            state.withLock { playTime($0) }
         }
         set {
             guard newValue.isFinite else { return }
             let time = clamp(newValue)
             state.withLock { s in
-                guard let engine = s.engine, let current = s.current else {
+                guard let engine = s.engine, let current = s.current, let loops = s.loops else {
                     s.pendingTime = time
                     return
                 }
+                // Within the play under way: its start on the item's timeline, plus the time asked for.
+                let now = engine.currentTime(of: current)
+                let pass = loops.pass(containing: containerMicros(now))
+                let target =
+                    itemTime(containerMicros: pass.start) + CMTime(seconds: time, preferredTimescale: 1_000_000)
                 // An ordinary exact seek once the item is ready; where it starts while it prepares.
-                engine.configure(
-                    current,
-                    .start(
-                        ItemSession.Start(time: CMTime(seconds: time, preferredTimescale: 1_000_000), mode: .exact),
-                        completion: nil))
+                engine.configure(current, .start(ItemSession.Start(time: target, mode: .exact), completion: nil))
             }
         }
     }
@@ -273,6 +267,26 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     open var deviceCurrentTime: TimeInterval {
         let clock = state.withLock { $0.engine?.configuration.virtualClock } ?? (oavfSourceClock as? VirtualClock)
         return Double(MediaClock(clock).nanoseconds) / 1_000_000_000
+    }
+
+    /// The position in the play under way (seconds): the item's time less the start of the play it is in.
+    func playTime(_ s: State) -> TimeInterval {
+        guard let engine = s.engine, let current = s.current, let loops = s.loops else { return s.pendingTime }
+        let t = engine.currentTime(of: current)
+        guard t.isNumeric else { return s.pendingTime }
+        let micros = containerMicros(t)
+        let pass = loops.pass(containing: micros)
+        return clamp(Double(micros - pass.start) / 1_000_000)
+    }
+
+    /// Container microseconds of an item time.
+    func containerMicros(_ itemTime: CMTime) -> Int64 {
+        (itemTime + media.timeOrigin).convertScale(1_000_000, method: .roundTowardNegativeInfinity).value
+    }
+
+    /// The item time of a container time in microseconds.
+    func itemTime(containerMicros micros: Int64) -> CMTime {
+        CMTime(value: micros, timescale: 1_000_000) - media.timeOrigin
     }
 
     func clamp(_ seconds: Double) -> Double {
@@ -334,13 +348,15 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     }
 
     /// How many times the sound repeats after its first play: 0 (default) plays it once, n plays it n + 1 times, a
-    /// negative value loops until ``stop()``. Changing it while playing counts the plays already made.
+    /// negative value loops until ``stop()``. Changing it while playing counts the plays already made, from the end
+    /// of the play being read (the engine reads ahead: for a short sound that may be the next play); a sound whose
+    /// end has been read without a loop to follow is not extended (the change applies from the next ``play()``).
     open var numberOfLoops: Int {
         get { state.withLock { $0.numberOfLoops } }
         set {
             state.withLock { s in
                 s.numberOfLoops = newValue
-                if let engine = s.engine, s.current != nil { queueItems(&s, engine: engine) }
+                s.loops?.numberOfLoops = newValue
             }
         }
     }
