@@ -35,6 +35,9 @@ extension AVAudioPlayer {
         return engine
     }
 
+    /// Seconds of media read ahead of playback (the engine's default of 10 s serves network inputs).
+    static let readAhead = 1.0
+
     /// Makes the item playing the sound from `start` seconds, its loops as `loops` says.
     private func makeItem(engine: PlayerEngine, start: TimeInterval, loops: LoopControl) -> ItemSession {
         let media = self.media
@@ -56,13 +59,16 @@ extension AVAudioPlayer {
                 LoopingSource(inner: inner.make(location, sourceOptions, options, cancellation), control: loops)
             }
             descriptor.durationIsExact = loops.numberOfLoops == 0 && media.durationIsExact
+            // Media on this machine needs little read-ahead, and a change of the loop count applies at the end of
+            // the play being read: a second keeps it close to the play being heard.
+            descriptor.forwardBufferDuration = Self.readAhead
             return descriptor
         }
     }
 
     /// Queues the item when there is none (under `state`'s lock, so the engine takes queues in the order decided),
     /// from ``State/pendingTime``.
-    func queueItems(_ s: inout State, engine: PlayerEngine) {
+    func queueItem(_ s: inout State, engine: PlayerEngine) {
         guard s.current == nil else { return }
         let loops = LoopControl(numberOfLoops: s.numberOfLoops)
         let item = makeItem(engine: engine, start: s.pendingTime, loops: loops)

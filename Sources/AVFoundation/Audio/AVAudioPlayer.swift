@@ -6,7 +6,7 @@ import PlaybackEngine
 /// systems): play, pause, stop, seek, loop, volume with fades, pan, rate, and level metering.
 ///
 /// Built on the playback engine, as `AVPlayer` is: each player has its own engine (its thread, its audio renderer
-/// and SDL device; `SDL_AUDIODRIVER` picks the driver) playing an audio-only queue. Every method posts commands to
+/// and SDL device; `SDL_AUDIODRIVER` picks the driver) playing one audio-only item. Every method posts commands to
 /// the engine; every read comes from what the engine published. The loops of the sound are one item whose source
 /// reads the media again at its end (``numberOfLoops`` = n plays it n + 1 times, -1 until stopped), so a loop joins
 /// the next without a gap, in real time too.
@@ -170,7 +170,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     @discardableResult
     open func prepareToPlay() -> Bool {
         let engine = engineCreatingIfNeeded()
-        state.withLock { s in queueItems(&s, engine: engine) }
+        state.withLock { s in queueItem(&s, engine: engine) }
         return true
     }
 
@@ -192,7 +192,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     private func startPlaying(atHost host: UInt64?) -> Bool {
         let engine = engineCreatingIfNeeded()
         state.withLock { s in
-            queueItems(&s, engine: engine)
+            queueItem(&s, engine: engine)
             s.isPlaying = true
             let rate = s.enableRate ? s.rate : 1
             if let host {
@@ -349,8 +349,8 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
 
     /// How many times the sound repeats after its first play: 0 (default) plays it once, n plays it n + 1 times, a
     /// negative value loops until ``stop()``. Changing it while playing counts the plays already made, from the end
-    /// of the play being read (the engine reads ahead: for a short sound that may be the next play); a sound whose
-    /// end has been read without a loop to follow is not extended (the change applies from the next ``play()``).
+    /// of the play being read (the engine reads about a second ahead: in a sound's last second, or for a sound
+    /// shorter than that, the next play); raising it from 0 while playing applies from the next ``play()``.
     open var numberOfLoops: Int {
         get { state.withLock { $0.numberOfLoops } }
         set {
