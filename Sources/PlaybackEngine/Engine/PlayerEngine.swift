@@ -124,10 +124,6 @@ package final class PlayerEngine: @unchecked Sendable {
     /// on the engine thread; ``AudioRenderer/outputStage`` reads the meter from any thread.
     package func setOutputMix(_ mix: AudioOutputStage.Mix) { post(.setOutputMix(mix)) }
 
-    /// The host time commands are stamped with and ``setRate(_:time:atHost:)`` takes: monotonic nanoseconds, or the
-    /// virtual clock's time.
-    package var hostTime: UInt64 { hostNow() }
-
     /// Changes what the app set on `session` (queued or not): the engine thread applies it between two steps, from
     /// which on playback reads it (an end time, a volume curve, a composer, …).
     package func configure(_ session: ItemSession, _ setting: ItemSession.Setting) {
