@@ -125,7 +125,7 @@ final class ToneAnalyzerTests: XCTestCase {
         for fixture in Fixture.allCases where fixture.facts.outcome == .plays && fixture != .longGOP1080p {
             tracks += fixture.facts.audio.indices.map { (fixture, $0) }
         }
-        XCTAssertEqual(tracks.count, 18)
+        XCTAssertEqual(tracks.count, 19)
         for (fixture, stream) in tracks {
             let facts = fixture.facts.audio[stream]
             let label = "\(fixture.rawValue) a:\(stream)"
