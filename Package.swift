@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "CoreMedia", targets: ["CoreMedia"]),
         .library(name: "CoreVideo", targets: ["CoreVideo"]),
         .library(name: "CoreGraphics", targets: ["CoreGraphics"]),
+        .library(name: "ImageIO", targets: ["ImageIO"]),
+        .library(name: "CoreImage", targets: ["CoreImage"]),
         .executable(name: "avplay", targets: ["avplay"]),
     ],
     targets: [
@@ -39,6 +41,10 @@ let package = Package(
         // Apple's layering: CoreMedia sits on CoreVideo (CMSampleBuffer carries CVImageBuffers).
         .target(name: "CoreVideo", dependencies: ["CoreGraphics"]),
         .target(name: "CoreMedia", dependencies: ["CoreVideo"]),
+        // Writing stills (CGImageDestination: PNG, JPEG through FFmpeg's encoders) and the pixel-buffer-to-image path
+        // apps write with Core Image (CIImage, CIContext on libswscale; no filter graph).
+        .target(name: "ImageIO", dependencies: ["CoreGraphics", "FFmpegBridge"]),
+        .target(name: "CoreImage", dependencies: ["ImageIO", "CoreVideo", "FFmpegBridge"]),
 
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
         .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "NativeBridge", "CoreMedia", "CoreVideo"]),
@@ -83,6 +89,7 @@ let package = Package(
             // Inputs the fuzzers found (FuzzRegressionTests reads them by path).
             exclude: ["FuzzRegressions"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
+        .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CoreImage", "TestSupport", "FFmpegBridge"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 import CFFmpeg
 import CoreVideo
 
-/// Encodes still pictures with FFmpeg's image encoders (PNG).
+/// Encodes still pictures with FFmpeg's image encoders (PNG, JPEG).
 ///
 /// Each call opens its own encoder, so it is safe from any thread.
 package enum ImageWriter {
@@ -25,55 +25,168 @@ package enum ImageWriter {
     ///   build has no PNG encoder, or the encoder's own error.
     package static func pngData(from buffer: CVPixelBuffer, keepAlpha: Bool = false) throws(FFmpegError) -> [UInt8] {
         guard let layout = layout(CVPixelBufferGetPixelFormatType(buffer)) else { throw FFmpegError.posix(EINVAL) }
-        let width = CVPixelBufferGetWidth(buffer)
-        let height = CVPixelBufferGetHeight(buffer)
-        let encoder = try PNGEncoder(width: width, height: height, alpha: keepAlpha)
-        let frame = Frame()
-        frame.pointer.pointee.width = Int32(width)
-        frame.pointer.pointee.height = Int32(height)
-        frame.pointer.pointee.format = encoder.pixelFormat.rawValue
-        try FFmpegError.check(av_frame_get_buffer(frame.pointer, 0), "av_frame_get_buffer")
-
         CVPixelBufferLockBaseAddress(buffer, .readOnly)
         defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
         guard let base = CVPixelBufferGetBaseAddress(buffer) else { throw FFmpegError.posix(EINVAL) }
-        let source = base.assumingMemoryBound(to: UInt8.self)
-        let sourceStride = CVPixelBufferGetBytesPerRow(buffer)
-        let (target, targetStride) = frame.plane(0)
+        let stride = CVPixelBufferGetBytesPerRow(buffer)
+        let height = CVPixelBufferGetHeight(buffer)
+        return try encode(
+            pixels: UnsafeRawBufferPointer(start: base, count: stride * height),
+            layout: PackedLayout(
+                width: CVPixelBufferGetWidth(buffer), height: height, bytesPerRow: stride, bytesPerPixel: 4,
+                red: layout.red, green: layout.green, blue: layout.blue, alpha: keepAlpha ? layout.alpha : nil),
+            as: .png)
+    }
+
+    /// The file format of ``encode(pixels:layout:as:)``.
+    package enum StillFormat: Sendable, Equatable {
+        /// PNG, 8-bit RGB or RGBA (FFmpeg's `png` encoder), lossless.
+        case png
+        /// Baseline JPEG, 4:2:0 full-range BT.601 YCbCr (FFmpeg's `mjpeg` encoder); `quality` 0…1 (1 the best)
+        /// sets the quantiser scale from 31 down to 1.
+        case jpeg(quality: Double)
+    }
+
+    /// Where the components of packed 8-bit RGB pixels are.
+    package struct PackedLayout: Sendable {
+        /// Width in pixels.
+        package var width: Int
+        /// Height in pixels.
+        package var height: Int
+        /// Bytes from one row to the next.
+        package var bytesPerRow: Int
+        /// 3 or 4.
+        package var bytesPerPixel: Int
+        /// Byte offset of red inside a pixel.
+        package var red: Int
+        /// Byte offset of green inside a pixel.
+        package var green: Int
+        /// Byte offset of blue inside a pixel.
+        package var blue: Int
+        /// Byte offset of alpha, nil for an opaque picture (PNG then has no alpha channel; JPEG never has one).
+        package var alpha: Int?
+
+        /// A layout from its parts.
+        package init(
+            width: Int, height: Int, bytesPerRow: Int, bytesPerPixel: Int, red: Int, green: Int, blue: Int, alpha: Int?
+        ) {
+            (self.width, self.height, self.bytesPerRow, self.bytesPerPixel) = (
+                width, height, bytesPerRow, bytesPerPixel
+            )
+            (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
+        }
+    }
+
+    /// The file bytes of packed 8-bit RGB(A) pixels encoded as `format`.
+    ///
+    /// - Throws: `FFmpegError` `EINVAL` for a geometry the bytes cannot hold, `ENOSYS` when this FFmpeg build has no
+    ///   such encoder, or the encoder's own error.
+    package static func encode(
+        pixels: UnsafeRawBufferPointer, layout: PackedLayout, as format: StillFormat
+    ) throws(FFmpegError) -> [UInt8] {
+        let (width, height) = (layout.width, layout.height)
+        guard width > 0, height > 0, layout.bytesPerPixel >= 3, layout.bytesPerRow >= width * layout.bytesPerPixel,
+            pixels.count >= (height - 1) * layout.bytesPerRow + width * layout.bytesPerPixel,
+            let source = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { throw FFmpegError.posix(EINVAL) }
+        let keepAlpha = format == .png && layout.alpha != nil
+        // Repack into RGB24 / RGBA, the encoders' (or the JPEG conversion's) input.
+        let rgb = Frame()
+        rgb.pointer.pointee.width = Int32(width)
+        rgb.pointer.pointee.height = Int32(height)
+        rgb.pointer.pointee.format = (keepAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
+        try FFmpegError.check(av_frame_get_buffer(rgb.pointer, 0), "av_frame_get_buffer")
+        let (target, targetStride) = rgb.plane(0)
         guard let target else { throw FFmpegError.posix(ENOMEM) }
         let channels = keepAlpha ? 4 : 3
+        let step = layout.bytesPerPixel
         for y in 0..<height {
-            let s = source + y * sourceStride
+            let s = source + y * layout.bytesPerRow
             let d = target + y * targetStride
             for x in 0..<width {
-                let p = s + 4 * x
+                let p = s + step * x
                 let q = d + channels * x
                 q[0] = p[layout.red]
                 q[1] = p[layout.green]
                 q[2] = p[layout.blue]
-                if keepAlpha { q[3] = p[layout.alpha] }
+                if keepAlpha, let alpha = layout.alpha { q[3] = p[alpha] }
             }
         }
-        return try encoder.encode(frame)
+        switch format {
+        case .png:
+            return try StillEncoder(
+                codec: AV_CODEC_ID_PNG, width: width, height: height,
+                pixelFormat: keepAlpha
+                    ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24, quality: nil
+            ).encode(rgb)
+        case .jpeg(let quality):
+            let yuv = try fullRangeYCbCr420(rgb)
+            return try StillEncoder(
+                codec: AV_CODEC_ID_MJPEG, width: width, height: height, pixelFormat: AV_PIX_FMT_YUVJ420P,
+                quality: quality
+            ).encode(yuv)
+        }
+    }
+
+    /// `rgb` (RGB24) converted to full-range BT.601 4:2:0 (`yuvj420p`), what JPEG stores.
+    static func fullRangeYCbCr420(_ rgb: Frame) throws(FFmpegError) -> Frame {
+        let (width, height) = (rgb.pointer.pointee.width, rgb.pointer.pointee.height)
+        let yuv = Frame()
+        yuv.pointer.pointee.width = width
+        yuv.pointer.pointee.height = height
+        yuv.pointer.pointee.format = AV_PIX_FMT_YUVJ420P.rawValue
+        try FFmpegError.check(av_frame_get_buffer(yuv.pointer, 0), "av_frame_get_buffer")
+        guard
+            let context = sws_getContext(
+                width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
+                SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP, nil, nil, nil)
+        else { throw FFmpegError.posix(EINVAL) }
+        defer { sws_freeContext(context) }
+        sws_setColorspaceDetails(
+            context, sws_getCoefficients(SWS_CS_ITU601), 1, sws_getCoefficients(SWS_CS_ITU601), 1, 0, 1 << 16,
+            1 << 16)
+        let rc = withUnsafePointer(to: rgb.pointer.pointee.data) { sourceData in
+            withUnsafePointer(to: rgb.pointer.pointee.linesize) { sourceStrides in
+                withUnsafePointer(to: yuv.pointer.pointee.data) { targetData in
+                    withUnsafePointer(to: yuv.pointer.pointee.linesize) { targetStrides in
+                        sws_scale(
+                            context,
+                            UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            UnsafeRawPointer(sourceStrides).assumingMemoryBound(to: Int32.self), 0, height,
+                            UnsafeRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                            UnsafeRawPointer(targetStrides).assumingMemoryBound(to: Int32.self))
+                    }
+                }
+            }
+        }
+        if rc < 0 { throw FFmpegError(code: rc, function: "sws_scale") }
+        return yuv
     }
 }
 
-/// Owns an `AVCodecContext` opened for FFmpeg's PNG encoder at one size.
-final class PNGEncoder {
+/// Owns an `AVCodecContext` opened for one of FFmpeg's still-image encoders (PNG, MJPEG) at one size.
+final class StillEncoder {
     private var context: UnsafeMutablePointer<AVCodecContext>?
-    /// `AV_PIX_FMT_RGB24` or `AV_PIX_FMT_RGBA`.
-    let pixelFormat: AVPixelFormat
 
-    init(width: Int, height: Int, alpha: Bool) throws(FFmpegError) {
+    /// Opens `codec`'s encoder for `width` x `height` pictures of `pixelFormat`; `quality` (0…1) sets a fixed
+    /// quantiser scale (`qscale` 31…1) for lossy encoders.
+    init(codec id: AVCodecID, width: Int, height: Int, pixelFormat: AVPixelFormat, quality: Double?) throws(FFmpegError)
+    {
         guard width > 0, height > 0, width <= 65535, height <= 65535 else { throw FFmpegError.posix(EINVAL) }
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else { throw FFmpegError.posix(ENOSYS) }
+        guard let codec = avcodec_find_encoder(id) else { throw FFmpegError.posix(ENOSYS) }
         guard let ctx = avcodec_alloc_context3(codec) else { throw FFmpegError.posix(ENOMEM) }
         context = ctx
-        pixelFormat = alpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24
         ctx.pointee.width = Int32(width)
         ctx.pointee.height = Int32(height)
         ctx.pointee.pix_fmt = pixelFormat
         ctx.pointee.time_base = AVRational(num: 1, den: 1)
+        if let quality {
+            let q = 1 + (1 - min(1, max(0, quality.isNaN ? 0.75 : quality))) * 30
+            ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            ctx.pointee.global_quality = Int32((q * Double(FF_QP2LAMBDA)).rounded())
+            // qscale 1 is outside the encoder's default range (2…31).
+            ctx.pointee.qmin = 1
+        }
         try FFmpegError.check(avcodec_open2(ctx, codec, nil), "avcodec_open2")
     }
 
@@ -81,9 +194,11 @@ final class PNGEncoder {
         avcodec_free_context(&context)
     }
 
-    /// Encodes one picture and returns the PNG file's bytes (the encoder's one packet).
+    /// Encodes one picture and returns the file's bytes (the encoder's one packet).
     func encode(_ frame: Frame) throws(FFmpegError) -> [UInt8] {
         guard let ctx = context else { throw FFmpegError.posix(EINVAL) }
+        // A fixed quantiser is read from each picture.
+        if ctx.pointee.flags & AV_CODEC_FLAG_QSCALE != 0 { frame.pointer.pointee.quality = ctx.pointee.global_quality }
         try FFmpegError.check(avcodec_send_frame(ctx, frame.pointer), "avcodec_send_frame")
         try FFmpegError.check(avcodec_send_frame(ctx, nil), "avcodec_send_frame")
         let packet = Packet()
