@@ -215,6 +215,9 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         return Images(stream: stream)
     }
 
+    /// What the open extractor did (pictures decoded, packets sent, seeks), for tests; nil before the first batch.
+    var extractionCounters: StillFrameExtractor.Counters? { extractor.current?.counters }
+
     // MARK: Work
 
     private func register(_ batch: ImageBatch) {

@@ -34,14 +34,24 @@ package final class StillFrameExtractor: @unchecked Sendable {
     private var runActive = false
     /// The index timestamp of the keyframe the run started from (nil when the index has none).
     private var runKeyIndex: Int64?
-    /// The last picture received at or before the last answered time, with its time.
-    private var candidate: (frame: Frame, time: CMTime)?
+    /// The last picture received at or before the last answered time.
+    private var candidate: Decoded?
     /// A picture received past the last answered time, not yet considered.
-    private var pending: (frame: Frame, time: CMTime)?
-    /// The last keyframe decoded alone, with its index timestamp and time.
-    private var lonelyKeyframe: (frame: Frame, indexTimestamp: Int64?, time: CMTime)?
+    private var pending: Decoded?
+    /// The last keyframe decoded alone, with its index timestamp.
+    private var lonelyKeyframe: (picture: Decoded, indexTimestamp: Int64?)?
     /// The last answer, by requested time.
-    private var lastAnswer: (requested: CMTime, frame: Frame, time: CMTime)?
+    private var lastAnswer: (requested: CMTime, picture: Decoded)?
+    /// Whether the decoder rejected data since the last clean keyframe: pictures decoded meanwhile may show
+    /// concealment or missing references, so they are reported as damaged (decoders do not always flag them).
+    private var damaged = false
+
+    /// A decoded picture, its time, and whether it may be damaged.
+    private struct Decoded {
+        var frame: Frame
+        var time: CMTime
+        var damaged: Bool
+    }
     /// Presentation time (ticks) guessed for the next picture when the decoder gives none.
     private var nextTicks: Int64?
 
@@ -102,9 +112,9 @@ package final class StillFrameExtractor: @unchecked Sendable {
             if isCancelled() { return position }
             do throws(FFmpegError) {
                 try prepare()
-                let (frame, actual) = try answer(time, options: options)
-                guard !frame.isCorrupt else { throw FFmpegError.invalidData }
-                deliver(position, .success(try render(frame, time: actual, options: options)))
+                let picture = try answer(time, options: options)
+                guard !picture.damaged, !picture.frame.isCorrupt else { throw FFmpegError.invalidData }
+                deliver(position, .success(try render(picture.frame, time: picture.time, options: options)))
             } catch {
                 deliver(position, .failure(error))
             }
@@ -115,16 +125,18 @@ package final class StillFrameExtractor: @unchecked Sendable {
     // MARK: Choosing the picture
 
     /// The decoded picture that answers `t` within the options' tolerances, and its time.
-    private func answer(_ t: CMTime, options: StillPictureOptions) throws(FFmpegError) -> (Frame, CMTime) {
-        if let last = lastAnswer, last.requested == t { return (last.frame, last.time) }
+    private func answer(_ t: CMTime, options: StillPictureOptions) throws(FFmpegError) -> Decoded {
+        if let last = lastAnswer, last.requested == t { return last.picture }
         let low = options.toleranceBefore.isPositiveInfinity ? CMTime.negativeInfinity : t - options.toleranceBefore
         let keyIndex = t.ffmpegValue(in: timeBase).flatMap {
             source.keyframeTimestamps(stream: streamIndex, around: $0).atOrBefore
         }
-        let result: (Frame, CMTime)
-        if let key = lonelyKeyframe, keyIndex != nil, key.indexTimestamp == keyIndex, key.time <= t, key.time >= low {
+        let result: Decoded
+        if let key = lonelyKeyframe, keyIndex != nil, key.indexTimestamp == keyIndex, key.picture.time <= t,
+            key.picture.time >= low
+        {
             // The keyframe answering the last time answers this one too.
-            result = (key.frame, key.time)
+            result = key.picture
         } else if runActive, let c = candidate, c.time <= t,
             keyIndex != nil
                 ? keyIndex == runKeyIndex
@@ -144,7 +156,7 @@ package final class StillFrameExtractor: @unchecked Sendable {
                 result = try decodeForward(to: t, low: low)
             }
         }
-        lastAnswer = (t, result.0, result.1)
+        lastAnswer = (t, result)
         return result
     }
 
@@ -174,10 +186,20 @@ package final class StillFrameExtractor: @unchecked Sendable {
             candidate = nil
             pending = nil
             nextTicks = nil
-            // The first keyframe of the stream from there.
-            while true {
-                guard try source.read(into: packet) == .packet else { throw FFmpegError.endOfFile }
-                if packet.streamIndex == streamIndex && packet.isKeyframe { break }
+            damaged = false
+            // The first keyframe of the stream from there; none before the end (the seek landed after the last
+            // keyframe, as a timestamp search without an index can): further back.
+            var found = false
+            while try source.read(into: packet) == .packet {
+                if packet.streamIndex == streamIndex && packet.isKeyframe {
+                    found = true
+                    break
+                }
+            }
+            guard found else {
+                if fromStart { throw FFmpegError.endOfFile }
+                margin = max(CMTimeMultiply(margin, multiplier: 2), CMTime(value: 1, timescale: 1))
+                continue
             }
             let ticks = packet.pts ?? packet.dts ?? 0
             let time = CMTime(ffmpeg: ticks, timeBase: timeBase)
@@ -193,7 +215,7 @@ package final class StillFrameExtractor: @unchecked Sendable {
     }
 
     /// Decodes the keyframe in ``packet`` by itself (nothing after it is read or decoded).
-    private func decodeAlone(time: CMTime, indexTimestamp: Int64?) throws(FFmpegError) -> (Frame, CMTime) {
+    private func decodeAlone(time: CMTime, indexTimestamp: Int64?) throws(FFmpegError) -> Decoded {
         guard let codec else { throw FFmpegError.posix(EINVAL) }
         try send(packet)
         _ = try codec.send(nil)
@@ -205,6 +227,7 @@ package final class StillFrameExtractor: @unchecked Sendable {
                 result = try codec.receive(into: frame)
             } catch {
                 counted.withLock { $0.damagedPackets += 1 }
+                damaged = true
                 break
             }
             guard result == .frame else { break }
@@ -221,38 +244,42 @@ package final class StillFrameExtractor: @unchecked Sendable {
         runActive = false
         guard let got else { throw FFmpegError.invalidData }
         let actual = got.bestEffortTimestamp.map { CMTime(ffmpeg: $0, timeBase: timeBase) } ?? time
-        lonelyKeyframe = (got, indexTimestamp, actual)
-        return (got, actual)
+        let picture = Decoded(frame: got, time: actual, damaged: damaged)
+        damaged = false
+        lonelyKeyframe = (picture, indexTimestamp)
+        return picture
     }
 
     /// Decodes forward in the current run to the picture answering `t`: the first at or after `low` and at or before
     /// `t`, else the last before `t` (the picture showing at `t`), else the first after it.
-    private func decodeForward(to t: CMTime, low: CMTime) throws(FFmpegError) -> (Frame, CMTime) {
+    private func decodeForward(to t: CMTime, low: CMTime) throws(FFmpegError) -> Decoded {
         guard let codec else { throw FFmpegError.posix(EINVAL) }
         if pending == nil, let c = candidate, c.time <= t, c.time >= low {
             // Already decoded and inside the window.
-            return (c.frame, c.time)
+            return c
         }
         while true {
             if let p = pending {
                 if p.time <= t {
                     pending = nil
                     candidate = p
-                    if p.time >= low { return (p.frame, p.time) }
+                    if p.time >= low { return p }
                     continue
                 }
                 // Past `t`: the picture showing at `t` is the candidate (the first picture when there is none).
-                if let c = candidate { return (c.frame, c.time) }
+                if let c = candidate { return c }
                 pending = nil
                 candidate = p
-                return (p.frame, p.time)
+                return p
             }
             let frame = Frame()
             let result: DecodeResult
             do {
                 result = try codec.receive(into: frame)
             } catch {
+                if error == .exit { throw error }
                 counted.withLock { $0.damagedPackets += 1 }
+                damaged = true
                 continue
             }
             switch result {
@@ -260,7 +287,9 @@ package final class StillFrameExtractor: @unchecked Sendable {
                 counted.withLock { $0.picturesDecoded += 1 }
                 let ticks = frame.bestEffortTimestamp ?? nextTicks ?? 0
                 nextTicks = ticks + max(1, frame.packetDuration)
-                pending = (frame, CMTime(ffmpeg: ticks, timeBase: timeBase))
+                // A clean keyframe ends the damage: later pictures reference it, not what came before.
+                if frame.isKeyframe && !frame.isCorrupt { damaged = false }
+                pending = Decoded(frame: frame, time: CMTime(ffmpeg: ticks, timeBase: timeBase), damaged: damaged)
             case .needsInput:
                 if try source.read(into: packet) == .packet {
                     if packet.streamIndex == streamIndex { try send(packet) }
@@ -271,7 +300,7 @@ package final class StillFrameExtractor: @unchecked Sendable {
                 runActive = false
                 codec.flush()
                 guard let c = candidate else { throw FFmpegError.endOfFile }
-                return (c.frame, c.time)
+                return c
             }
         }
     }
@@ -286,6 +315,7 @@ package final class StillFrameExtractor: @unchecked Sendable {
         } catch {
             if error == .exit { throw error }
             counted.withLock { $0.damagedPackets += 1 }
+            damaged = true
         }
     }
 
