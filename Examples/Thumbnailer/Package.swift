@@ -8,7 +8,14 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "Thumbnailer",
-            dependencies: [.product(name: "AVFoundation", package: "OpenAVFoundation")])
+            dependencies: [.product(name: "AVFoundation", package: "OpenAVFoundation")]),
+        // The server-style one: AVAssetImageGenerator and ImageIO's CGImageDestination, as an iOS app writes them.
+        .executableTarget(
+            name: "ServerThumbnailer",
+            dependencies: [
+                .product(name: "AVFoundation", package: "OpenAVFoundation"),
+                .product(name: "ImageIO", package: "OpenAVFoundation"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

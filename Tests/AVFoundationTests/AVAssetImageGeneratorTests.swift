@@ -239,3 +239,78 @@ final class AVAssetImageGeneratorTests: XCTestCase {
         }
     }
 }
+
+/// HDR: a 10-bit PQ source tone-mapped to SDR, compared with ffmpeg's own tone mapping of the same picture.
+final class AVAssetImageGeneratorHDRTests: XCTestCase {
+    /// The mean luma (BT.601 weights, 0…255) of `image`'s rows below the frame-index strip.
+    static func meanLuma(_ image: CGImage) -> Double {
+        let offsets = image.oavfComponentOffsets!
+        var sum = 0.0
+        var count = 0
+        image.oavfBytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            for y in stride(from: image.height / 4, to: image.height, by: 2) {
+                for x in stride(from: 0, to: image.width, by: 2) {
+                    let p = y * image.bytesPerRow + 4 * x
+                    sum +=
+                        0.299 * Double(raw[p + offsets.red]) + 0.587 * Double(raw[p + offsets.green]) + 0.114
+                        * Double(raw[p + offsets.blue])
+                    count += 1
+                }
+            }
+        }
+        return sum / Double(count)
+    }
+
+    func testPQIsToneMappedLikeFFmpegByDefaultAndClippedUnderMatchSource() throws {
+        let url = try HDRFixture.url()
+        let sdr = AVAssetImageGenerator(asset: AVURLAsset(url: url))
+        XCTAssertEqual(sdr.dynamicRangePolicy, .forceSDR)
+        sdr.requestedTimeToleranceBefore = .zero
+        sdr.requestedTimeToleranceAfter = .zero
+        let mapped = try sdr.copyCGImage(at: CMTime(value: 1, timescale: 1), actualTime: nil)
+        XCTAssertEqual(FrameIndexReader.read(image: mapped)?.index, 30)
+
+        let raw = AVAssetImageGenerator(asset: AVURLAsset(url: url))
+        raw.dynamicRangePolicy = .matchSource
+        raw.requestedTimeToleranceBefore = .zero
+        raw.requestedTimeToleranceAfter = .zero
+        let clipped = try raw.copyCGImage(at: CMTime(value: 1, timescale: 1), actualTime: nil)
+        XCTAssertEqual(FrameIndexReader.read(image: clipped)?.index, 30)
+
+        // ffmpeg's tone mapping of the same picture (frame 30).
+        let mappedLuma = Self.meanLuma(mapped)
+        let clippedLuma = Self.meanLuma(clipped)
+        // ffmpeg: 105 tone-mapped, 126 converted as it is (PQ levels read as SDR: washed out).
+        let referenceMapped = try Self.referenceLuma(url: url, filter: HDRFixture.toneMapFilter)
+        let referenceClipped = try Self.referenceLuma(url: url, filter: nil)
+        XCTAssertEqual(mappedLuma, referenceMapped, accuracy: 3, "tone-mapped like ffmpeg's zscale + tonemap chain")
+        XCTAssertEqual(clippedLuma, referenceClipped, accuracy: 3, "converted as ffmpeg converts it")
+        XCTAssertGreaterThan(clippedLuma - mappedLuma, 10, "tone mapping darkens the washed-out picture")
+    }
+
+    /// The mean luma of ffmpeg's frame 30 below the strip (RGB, the same weights as ``meanLuma(_:)``), through
+    /// `filter` (tone mapping, or none).
+    static func referenceLuma(url: URL, filter: String?) throws -> Double {
+        let chain = ["select=eq(n\\,30)", filter, "format=rgb24"].compactMap { $0 }.joined(separator: ",")
+        let result = try Subprocess.run(
+            "ffmpeg",
+            [
+                "-nostdin", "-hide_banner", "-loglevel", "error", "-i", url.path, "-vf", chain, "-frames:v", "1",
+                "-f", "rawvideo", "-",
+            ])
+        let bytes = [UInt8](result.stdoutData)
+        let (width, height) = (320, 240)
+        XCTAssertEqual(bytes.count, 3 * width * height, result.stderr)
+        guard bytes.count == 3 * width * height else { return .nan }
+        var sum = 0.0
+        var count = 0
+        for y in stride(from: height / 4, to: height, by: 2) {
+            for x in stride(from: 0, to: width, by: 2) {
+                let p = 3 * (y * width + x)
+                sum += 0.299 * Double(bytes[p]) + 0.587 * Double(bytes[p + 1]) + 0.114 * Double(bytes[p + 2])
+                count += 1
+            }
+        }
+        return sum / Double(count)
+    }
+}

@@ -28,8 +28,8 @@ extension AVAssetImageGenerator {
 
     /// How HDR video becomes an image (Apple's `AVAssetImageGenerator.DynamicRangePolicy`).
     ///
-    /// Differs from Apple: both policies give 8-bit RGB images; a PQ or HLG picture is converted by libswscale with
-    /// its own matrix and its values clipped (highlights saturate; no tone curve is applied yet).
+    /// Differs from Apple: both policies give 8-bit sRGB images. `.forceSDR` tone-maps PQ and HLG pictures to BT.709
+    /// with libavfilter (`zscale`, `tonemap=hable`); `.matchSource` converts them as they are, values clipped.
     public struct DynamicRangePolicy: RawRepresentable, Hashable, Sendable {
         public let rawValue: String
         /// A policy from its raw value.

@@ -19,8 +19,9 @@ import PlaybackEngine
 ///   (the pixel aspect ratio applied); `.encodedPixels` keeps the decoded pixels as they are (no aspect correction).
 /// - `videoComposition`: honoured for its `renderSize` only (the track's picture, turned by its preferred transform,
 ///   is scaled to fill it); instructions and custom compositors are not applied to still images.
-/// - `dynamicRangePolicy`: HDR (PQ, HLG) pictures are converted to 8-bit RGB by libswscale with their own matrix,
-///   values clipped, under both policies; no tone curve is applied yet (``DynamicRangePolicy-swift.struct``).
+/// - `dynamicRangePolicy`: images are always 8-bit sRGB. Under `.forceSDR` (the default) HDR (PQ, HLG) pictures are
+///   tone-mapped to BT.709 by libavfilter (`zscale` + `tonemap=hable`, as media servers do); under `.matchSource`
+///   they are converted as they are, values clipped (there is no HDR `CGImage` here).
 /// - Results come in increasing time order (equal to the request order for increasing times).
 open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
     /// The asset the images come from.
@@ -350,6 +351,7 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         options.maximumWidth = s.maximumSize.width > 0 ? max(1, Int(s.maximumSize.width)) : 0
         options.maximumHeight = s.maximumSize.height > 0 ? max(1, Int(s.maximumSize.height)) : 0
         options.appliesPixelAspectRatio = s.apertureMode != .encodedPixels
+        options.toneMapsHighDynamicRange = s.dynamicRangePolicy != .matchSource
         if s.appliesPreferredTrackTransform || s.videoComposition != nil {
             (options.quarterTurns, options.mirrored) = Self.turns(track.preferredTransform)
         }

@@ -30,6 +30,8 @@ package final class StillFrameExtractor: @unchecked Sendable {
     private var streamStart: CMTime = .zero
     private let packet = Packet()
     private let converter = FramePictureConverter()
+    /// Made on the first HDR picture.
+    private var toneMapper: VideoToneMapper?
     /// The decode run: the decoder has been fed packets from a keyframe on, in order, and not drained.
     private var runActive = false
     /// The index timestamp of the keyframe the run started from (nil when the index has none).
@@ -324,7 +326,11 @@ package final class StillFrameExtractor: @unchecked Sendable {
     /// `frame` scaled, tone-mapped and turned as `options` say.
     private func render(_ frame: Frame, time: CMTime, options: StillPictureOptions) throws(FFmpegError) -> StillPicture
     {
-        let source = frame
+        var source = frame
+        if options.toneMapsHighDynamicRange && frame.hasHighDynamicRangeTransfer && VideoToneMapper.isAvailable {
+            if toneMapper == nil { toneMapper = VideoToneMapper() }
+            if let mapped = try toneMapper?.map(frame) { source = mapped }
+        }
         // The picture's size before turning: decoded, with square pixels, or the render size.
         var width = Double(source.width)
         var height = Double(source.height)

@@ -35,6 +35,9 @@ package struct StillPictureOptions: Sendable {
     package var mirrored = false
     /// Clockwise quarter turns applied after mirroring (0…3).
     package var quarterTurns = 0
+    /// Whether pictures with a high-dynamic-range transfer (PQ, HLG) are tone-mapped to SDR BT.709
+    /// (``VideoToneMapper``); otherwise they are converted as they are, values clipped.
+    package var toneMapsHighDynamicRange = true
 
     /// Default options: keyframes answer, decoded size, no turn.
     package init() {}
