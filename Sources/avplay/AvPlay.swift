@@ -11,7 +11,7 @@ struct AvPlay {
         Usage:   avplay [play] [options] FILE|URL [FILE|URL …]
                  avplay info [--json] FILE|URL
                  avplay frame FILE|URL --at T [--exact] [--size WxH] -o OUT.png
-                 avplay thumbs FILE|URL (--count N | --every T) [--width W] -o OUT.png
+                 avplay thumbs FILE|URL (--count N | --every T) [--width W] [--keyframes] -o OUT.png
                  avplay decode-bench FILE|URL
                  avplay read-bench FILE|URL [--audio]
                  avplay seek-bench FILE|URL [--mode exact|keyframe] --targets T1,T2,…
@@ -76,8 +76,10 @@ struct AvPlay {
                               own time; --exact seeks frame-exactly (zero tolerances), without it the seek
                               lands on a nearby keyframe (fast); --size WxH scales the picture
          avplay thumbs FILE   a contact sheet: --count N pictures at i × duration / N, or one --every T
-                              seconds, taken with exact seeks, each --width W pixels wide (default 320) with
-                              its time drawn below; a grid of ⌈√n⌉ columns, cells 4 px apart, 20 px labels
+                              seconds, made by one AVAssetImageGenerator pass (exact pictures; with
+                              --keyframes the keyframe at or before each time, decoded alone), each --width W
+                              pixels wide (default 320), turned upright, with its time drawn below; a grid of
+                              ⌈√n⌉ columns, cells 4 px apart, 20 px labels
          avplay decode-bench FILE
                               takes every picture as BGRA through an AVPlayerItemVideoOutput as fast as
                               possible and prints the count and frames per second (for make bench)

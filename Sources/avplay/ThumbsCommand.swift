@@ -1,7 +1,9 @@
 import AVFoundation
 
-/// `avplay thumbs FILE (--count N | --every T) [--width W] -o sheet.png`: a contact sheet of pictures taken at
-/// exact times, each with its time drawn below it.
+/// `avplay thumbs FILE (--count N | --every T) [--width W] [--keyframes] -o sheet.png`: a contact sheet of pictures
+/// taken at exact times (or, with `--keyframes`, the keyframe at or before each time: nothing else is decoded), each
+/// with its time drawn below it. The pictures come from one `AVAssetImageGenerator` pass over the file (the track's
+/// preferred transform applied), as an app would make them.
 ///
 /// Layout (fixed, so scripts can find the cells): `columns = ⌈√n⌉`, `rows = ⌈n / columns⌉`; every cell is a
 /// thumbnail `W` pixels wide (its height keeps the video's aspect ratio) above a ``labelHeight``-pixel label strip;
@@ -28,6 +30,8 @@ enum ThumbsCommand {
         var spacing: Spacing
         var width = 320
         var output: String
+        /// Keyframes alone (the generator's default tolerances) instead of exact pictures.
+        var keyframes = false
     }
 
     /// Parses the arguments; nil (after saying why) on a usage error.
@@ -36,6 +40,7 @@ enum ThumbsCommand {
         var spacing: Spacing?
         var width = 320
         var output: String?
+        var keyframes = false
         var i = 0
         func fail(_ message: String) -> Options? {
             Terminal.error("thumbs: \(message)")
@@ -63,6 +68,8 @@ enum ThumbsCommand {
                 }
                 width = w
                 i += 1
+            case "--keyframes":
+                keyframes = true
             case "-o", "--output":
                 guard let next else { return fail("-o needs a file name") }
                 output = next
@@ -76,7 +83,7 @@ enum ThumbsCommand {
         guard let input, let spacing, let output else {
             return fail("give FILE, --count N or --every T, and -o OUT.png (see avplay --help)")
         }
-        return Options(input: input, spacing: spacing, width: width, output: output)
+        return Options(input: input, spacing: spacing, width: width, output: output, keyframes: keyframes)
     }
 
     /// The times to take pictures at, for an item of `duration` seconds.
@@ -90,29 +97,38 @@ enum ThumbsCommand {
         }
     }
 
-    @MainActor
     static func run(_ arguments: [String]) async -> Int32 {
         guard let o = parse(arguments) else { return 2 }
-        let grabber = FrameGrabber(url: mediaURL(o.input), width: o.width)
+        let asset = AVURLAsset(url: mediaURL(o.input))
+        let name = o.input.split(separator: "/").last.map(String.init) ?? o.input
         do {
-            try await grabber.waitUntilReady()
-            let duration = grabber.duration
+            let (duration, tracks) = try await asset.load(.duration, .tracks)
+            guard tracks.contains(where: { $0.mediaType == .video }) else {
+                throw FrameGrabber.Failure(description: "“\(name)” has no video.")
+            }
             guard duration.isNumeric, duration > .zero else {
                 throw FrameGrabber.Failure(description: "“\(o.input)” has no known duration.")
             }
-            let wanted = times(o.spacing, duration: duration.seconds)
-            var pictures: [(buffer: CVPixelBuffer, requested: Double, time: CMTime)] = []
-            for t in wanted {
-                let (buffer, time) = try await grabber.picture(
-                    at: CMTime(seconds: t, preferredTimescale: 1_000_000), exact: true)
-                pictures.append((buffer, t, time))
+            let generator = AVAssetImageGenerator(asset: asset)
+            generator.appliesPreferredTrackTransform = true
+            generator.maximumSize = CGSize(width: o.width, height: 0)
+            if !o.keyframes {
+                generator.requestedTimeToleranceBefore = .zero
+                generator.requestedTimeToleranceAfter = .zero
             }
-            let first = pictures[0].buffer
+            let wanted = times(o.spacing, duration: duration.seconds)
+            var pictures: [(image: CGImage, requested: Double, time: CMTime)] = []
+            for await result in generator.images(for: wanted.map { CMTime(seconds: $0, preferredTimescale: 1_000_000) })
+            {
+                pictures.append((try result.image, result.requestedTime.seconds, try result.actualTime))
+            }
+            guard let first = pictures.first?.image else {
+                throw FrameGrabber.Failure(description: "“\(name)” gave no pictures.")
+            }
             let sheet = try ContactSheet(
-                count: pictures.count, thumbnailWidth: CVPixelBufferGetWidth(first),
-                thumbnailHeight: CVPixelBufferGetHeight(first))
+                count: pictures.count, thumbnailWidth: first.width, thumbnailHeight: first.height)
             for (i, p) in pictures.enumerated() {
-                sheet.place(p.buffer, label: FrameCommand.format(p.time.seconds), at: i)
+                sheet.place(p.image, label: FrameCommand.format(p.time.seconds), at: i)
                 let origin = sheet.origin(of: i)
                 print(
                     "\(i): at \(FrameCommand.format(p.requested)) frame \(FrameCommand.format(p.time.seconds)) "
@@ -165,24 +181,24 @@ final class ContactSheet {
         )
     }
 
-    /// Copies `picture` (BGRA) into cell `index` and draws `label` centred below it.
-    func place(_ picture: CVPixelBuffer, label: String, at index: Int) {
+    /// Copies `picture` (32-bit B G R X, as the image generator makes them) into cell `index` and draws `label`
+    /// centred below it.
+    func place(_ picture: CGImage, label: String, at index: Int) {
         let (x0, y0) = origin(of: index)
-        CVPixelBufferLockBaseAddress(picture, .readOnly)
         CVPixelBufferLockBaseAddress(buffer, [])
-        defer {
-            CVPixelBufferUnlockBaseAddress(buffer, [])
-            CVPixelBufferUnlockBaseAddress(picture, .readOnly)
-        }
-        guard let source = CVPixelBufferGetBaseAddress(picture), let target = CVPixelBufferGetBaseAddress(buffer),
-            CVPixelBufferGetPixelFormatType(picture) == kCVPixelFormatType_32BGRA
+        defer { CVPixelBufferUnlockBaseAddress(buffer, []) }
+        guard let target = CVPixelBufferGetBaseAddress(buffer), let bytes = picture.dataProvider?.data as Data?,
+            picture.bitsPerPixel == 32
         else { return }
-        let sourceStride = CVPixelBufferGetBytesPerRow(picture)
         let targetStride = CVPixelBufferGetBytesPerRow(buffer)
-        let width = min(thumbnailWidth, CVPixelBufferGetWidth(picture))
-        for y in 0..<min(thumbnailHeight, CVPixelBufferGetHeight(picture)) {
-            (target + (y0 + y) * targetStride + 4 * x0).copyMemory(
-                from: source + y * sourceStride, byteCount: 4 * width)
+        let width = min(thumbnailWidth, picture.width)
+        bytes.withUnsafeBytes { (source: UnsafeRawBufferPointer) in
+            for y in 0..<min(thumbnailHeight, picture.height) {
+                let row = target + (y0 + y) * targetStride + 4 * x0
+                row.copyMemory(from: source.baseAddress! + y * picture.bytesPerRow, byteCount: 4 * width)
+                // Opaque: the generator's fourth byte is padding.
+                for x in 0..<width { row.storeBytes(of: 255, toByteOffset: 4 * x + 3, as: UInt8.self) }
+            }
         }
         let scale = 2
         let textWidth = BitmapFont.width(of: label) * scale

@@ -8,18 +8,19 @@ extension AVAssetImageGenerator {
         case succeeded = 0
         /// The image could not be made; the handler's error says why.
         case failed = 1
-        /// ``AVAssetImageGenerator/cancelAllCGImageGeneration()`` stopped the request.
+        /// `cancelAllCGImageGeneration()` stopped the request.
         case cancelled = 2
     }
 
     /// Which part of the picture images show (Apple's `AVAssetImageGenerator.ApertureMode`).
     public struct ApertureMode: RawRepresentable, Hashable, Sendable {
+        /// The mode's name.
         public let rawValue: String
         /// A mode from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The picture as it is meant to be seen: cropped, with square pixels (the default).
         public static let cleanAperture = ApertureMode(rawValue: "CleanAperture")
-        /// The picture with square pixels, without the clean-aperture crop (here the same as ``cleanAperture``: the
+        /// The picture with square pixels, without the clean-aperture crop (here the same as `cleanAperture`: the
         /// decoder applies the stream's crop).
         public static let productionAperture = ApertureMode(rawValue: "ProductionAperture")
         /// The decoded pixels as they are: no pixel-aspect correction.
@@ -31,6 +32,7 @@ extension AVAssetImageGenerator {
     /// Differs from Apple: both policies give 8-bit sRGB images. `.forceSDR` tone-maps PQ and HLG pictures to BT.709
     /// with libavfilter (`zscale`, `tonemap=hable`); `.matchSource` converts them as they are, values clipped.
     public struct DynamicRangePolicy: RawRepresentable, Hashable, Sendable {
+        /// The policy's name.
         public let rawValue: String
         /// A policy from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -40,7 +42,7 @@ extension AVAssetImageGenerator {
         public static let matchSource = DynamicRangePolicy(rawValue: "DynamicRangePolicyMatchSource")
     }
 
-    /// The images of ``AVAssetImageGenerator/images(for:)``: an asynchronous sequence of results, and its own
+    /// The images of `images(for:)`: an asynchronous sequence of results, and its own
     /// iterator (Apple's `AVAssetImageGenerator.Images`).
     public struct Images: AsyncSequence, AsyncIteratorProtocol {
         /// One time's result.

@@ -7,8 +7,8 @@ import PlaybackEngine
 
 /// Makes still images of an asset's video: a poster frame, a scrubbing strip, a thumbnail per chapter.
 ///
-/// As on Apple's systems, times asked for together (``generateCGImagesAsynchronously(forTimes:completionHandler:)``,
-/// ``images(for:)``) are answered in one pass over the file: sorted, each GOP decoded at most once, every answer
+/// As on Apple's systems, times asked for together (`generateCGImagesAsynchronously(forTimes:completionHandler:)`,
+/// `images(for:)`) are answered in one pass over the file: sorted, each GOP decoded at most once, every answer
 /// with its true `actualTime`. With the default tolerances (`.positiveInfinity`) a time is answered by the keyframe
 /// at or before it, decoded alone — nothing after it is read or decoded; with `.zero` tolerances it is answered by
 /// the picture showing at that time exactly. Work runs on the generator's own serial queue (one decoder, kept open
@@ -39,14 +39,14 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
     }
     /// The settings; any thread.
     private let settings = Locked(Settings())
-    /// Batches not yet finished, so ``cancelAllCGImageGeneration()`` can reach them.
+    /// Batches not yet finished, so `cancelAllCGImageGeneration()` can reach them.
     private let batches = Locked<[ObjectIdentifier: ImageBatch]>([:])
-    /// The extractor (input and decoder), kept open between batches. Created, used and dropped on ``queue`` only;
-    /// the lock lets ``cancelAllCGImageGeneration()`` interrupt it from another thread.
+    /// The extractor (input and decoder), kept open between batches. Created, used and dropped on `queue` only;
+    /// the lock lets `cancelAllCGImageGeneration()` interrupt it from another thread.
     private let extractor = Locked<StillFrameExtractor?>(nil)
     /// Where images are made, one batch at a time.
     private let queue = DispatchQueue(label: "OpenAVFoundation.AVAssetImageGenerator")
-    /// Marks ``queue`` so a synchronous call made on it runs inline instead of deadlocking.
+    /// Marks `queue` so a synchronous call made on it runs inline instead of deadlocking.
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// A generator for `asset`'s first enabled video track.
@@ -97,7 +97,7 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         set { settings.withLock { $0.requestedTimeToleranceAfter = Self.tolerance(newValue, #function) } }
     }
 
-    /// Whether HDR video is converted to standard dynamic range (default ``DynamicRangePolicy-swift.struct/forceSDR``).
+    /// Whether HDR video is converted to standard dynamic range (default `.forceSDR`).
     open var dynamicRangePolicy: DynamicRangePolicy {
         get { settings.withLock { $0.dynamicRangePolicy } }
         set { settings.withLock { $0.dynamicRangePolicy = newValue } }
@@ -116,9 +116,9 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
     /// The image at `requestedTime`, made on the calling thread's behalf (it blocks until the image is made), and
     /// the time of the picture it shows in `actualTime`.
     ///
-    /// - Throws: an `AVError`: ``AVError/Code-swift.enum/noImageAtTime`` for a time outside the asset, a damaged
-    ///   picture or no video; the asset's loading error; ``AVError/Code-swift.enum/operationCancelled`` when
-    ///   ``cancelAllCGImageGeneration()`` stopped it.
+    /// - Throws: an `AVError`: `AVError.Code.noImageAtTime` for a time outside the asset, a damaged
+    ///   picture or no video; the asset's loading error; `AVError.Code.operationCancelled` when
+    ///   `cancelAllCGImageGeneration()` stopped it.
     @available(iOS, deprecated: 16.0, renamed: "generateCGImageAsynchronously(for:completionHandler:)")
     open func copyCGImage(at requestedTime: CMTime, actualTime: UnsafeMutablePointer<CMTime>?) throws -> CGImage {
         let outcome = Locked<(CGImage?, CMTime, (any Error)?)>((nil, .invalid, nil))
@@ -141,7 +141,7 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
 
     /// Makes an image for each of `requestedTimes` (`NSValue`s holding `CMTime`s) in one pass, calling `handler`
     /// once per time on the generator's queue, in increasing time order: `.succeeded` with the image, `.failed`
-    /// with an `AVError`, or `.cancelled` after ``cancelAllCGImageGeneration()``.
+    /// with an `AVError`, or `.cancelled` after `cancelAllCGImageGeneration()`.
     open func generateCGImagesAsynchronously(
         forTimes requestedTimes: [NSValue], completionHandler handler: @escaping AVAssetImageGeneratorCompletionHandler
     ) {
@@ -161,7 +161,7 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
     }
 
     /// Stops every request not yet answered: their handlers are called with `.cancelled` (an error with code
-    /// ``AVError/Code-swift.enum/operationCancelled``). A picture being decoded is abandoned.
+    /// `AVError.Code.operationCancelled`). A picture being decoded is abandoned.
     open func cancelAllCGImageGeneration() {
         let pending = batches.withLock { all -> [ImageBatch] in
             defer { all.removeAll() }
@@ -175,7 +175,7 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
 
     /// The image at `time` and the time of the picture it shows.
     ///
-    /// - Throws: what ``copyCGImage(at:actualTime:)`` throws; `CancellationError` when the task is cancelled.
+    /// - Throws: what `copyCGImage(at:actualTime:)` throws; `CancellationError` when the task is cancelled.
     public func image(at time: CMTime) async throws -> (image: CGImage, actualTime: CMTime) {
         let batchBox = Locked<ImageBatch?>(nil)
         return try await withTaskCancellationHandler {
@@ -230,7 +230,7 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         queue.async { [self] in run(batch) }
     }
 
-    /// Answers `batch` (on ``queue``): every time once, in increasing order.
+    /// Answers `batch` (on `queue`): every time once, in increasing order.
     private func run(_ batch: ImageBatch) {
         defer {
             batches.withLock { $0[ObjectIdentifier(batch)] = nil }
@@ -327,7 +327,7 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         cancelRest()
     }
 
-    /// The open extractor, or a new one for the asset's input (on ``queue``); nil when cancelled meanwhile.
+    /// The open extractor, or a new one for the asset's input (on `queue`); nil when cancelled meanwhile.
     private func currentExtractor(description: AssetDescription, streamIndex: Int) -> StillFrameExtractor? {
         if let existing = extractor.current, existing.streamIndex == streamIndex { return existing }
         let location = description.url.mediaLocation
