@@ -104,7 +104,8 @@ final class AvplayManualTests: XCTestCase {
             Set(try complete(["avplay", "--pitch", ""])), ["timedomain", "spectral", "varispeed", "lowquality"])
         XCTAssertEqual(try complete(["avplay", "info", "--"]), ["--json"])
         XCTAssertEqual(
-            Set(try complete(["avplay", "thumbs", "x.mp4", "--"])), ["--count", "--every", "--width", "--keyframes", "--output"])
+            Set(try complete(["avplay", "thumbs", "x.mp4", "--"])),
+            ["--count", "--every", "--width", "--keyframes", "--output"])
 
         // Every long option of the help is offered by some subcommand, and nothing else is.
         var offered = Set<String>()
