@@ -169,8 +169,11 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         }
         guard !pending.isEmpty else { return }
         for batch in pending { batch.cancel() }
-        // Stops a read or decode in progress; the interrupted extractor is replaced by the next batch.
-        extractor.withLock { $0?.interrupt() }
+        // Stops a read or decode in progress (an interrupted input stays interrupted: the next batch opens a new one).
+        extractor.withLock {
+            $0?.interrupt()
+            $0 = nil
+        }
     }
 
     /// The image at `time` and the time of the picture it shows.
@@ -190,6 +193,8 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
                     }
                 }
                 batchBox.withLock { $0 = batch }
+                // A task cancelled before the batch existed (the handler below found none to cancel).
+                if Task.isCancelled { batch.cancel() }
                 submit(batch)
             }
         } onCancel: {
@@ -319,10 +324,6 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
                             ? "The picture there is damaged." : failure.message,
                         url: description.url, ffmpeg: failure))
             }
-        }
-        if batch.isCancelled {
-            // An interrupted extractor stays interrupted: the next batch opens the input again.
-            self.extractor.withLock { $0 = nil }
         }
         cancelRest()
     }
