@@ -2,7 +2,6 @@ import CoreGraphics
 import CoreMedia
 import Dispatch
 import Foundation
-import HLS
 import PlaybackEngine
 
 /// Makes still images of an asset's video: a poster frame, a scrubbing strip, a thumbnail per chapter.
@@ -333,11 +332,9 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         if let existing = extractor.current, existing.streamIndex == streamIndex { return existing }
         let location = description.url.mediaLocation
         let options = SourceOptions(assetOptions: asset.loader.options)
-        let cancellation = Cancellation()
-        let source: any MediaSource =
-            WarmSourceShelf.isStreamed(description.url)
-            ? HLSSource(url: description.url, sourceOptions: options, cancellation: cancellation)
-            : MediaSourceFactory.ffmpeg.make(location, options, [:], cancellation)
+        // The input the asset's loading left open, when nobody took it yet (a file is then opened and probed once,
+        // as for a player item), else a new one: HLS through the HLS module, the rest through libavformat.
+        let source = MediaSourceFactory.avFoundation.make(location, options, [:], Cancellation())
         let made = StillFrameExtractor(source: source, streamIndex: streamIndex)
         extractor.withLock { $0 = made }
         return made
