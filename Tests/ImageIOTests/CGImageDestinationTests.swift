@@ -1,4 +1,5 @@
 import CoreImage
+import FFmpegBridge
 import Foundation
 import ImageIO
 import TestSupport
@@ -139,6 +140,13 @@ final class CGImageDestinationTests: XCTestCase {
         let context = CIContext()
         let plain = try XCTUnwrap(context.createCGImage(ci, from: ci.extent))
         XCTAssertEqual(FrameIndexReader.read(image: plain)?.index, 0x0F0F)
+
+        // A decoder's 4:2:0 planar buffer (what a video output vends) reads the same.
+        let planar = try Scaler(outputPixelFormatType: kCVPixelFormatType_420YpCbCr8Planar).convert(pixelBuffer: buffer)
+        let fromVideo = try XCTUnwrap(
+            CIContext(options: [.useSoftwareRenderer: true]).createCGImage(
+                CIImage(cvPixelBuffer: planar), from: CGRect(x: 0, y: 0, width: 320, height: 240)))
+        XCTAssertEqual(FrameIndexReader.read(image: fromVideo)?.index, 0x0F0F)
 
         // .right: shown turned 90° clockwise.
         let right = ci.oriented(.right)
