@@ -187,15 +187,16 @@ final class ContactSheet {
         let (x0, y0) = origin(of: index)
         CVPixelBufferLockBaseAddress(buffer, [])
         defer { CVPixelBufferUnlockBaseAddress(buffer, []) }
-        guard let target = CVPixelBufferGetBaseAddress(buffer), let bytes = picture.dataProvider?.data as Data?,
-            picture.bitsPerPixel == 32
+        // The bytes read in place, as an app reads a CGImage's (bridging CFData to Data would copy byte by byte).
+        guard let target = CVPixelBufferGetBaseAddress(buffer), let data = picture.dataProvider?.data,
+            let source = CFDataGetBytePtr(data), picture.bitsPerPixel == 32
         else { return }
         let targetStride = CVPixelBufferGetBytesPerRow(buffer)
         let width = min(thumbnailWidth, picture.width)
-        bytes.withUnsafeBytes { (source: UnsafeRawBufferPointer) in
+        withExtendedLifetime(data) {
             for y in 0..<min(thumbnailHeight, picture.height) {
                 let row = target + (y0 + y) * targetStride + 4 * x0
-                row.copyMemory(from: source.baseAddress! + y * picture.bytesPerRow, byteCount: 4 * width)
+                row.copyMemory(from: source + y * picture.bytesPerRow, byteCount: 4 * width)
                 // Opaque: the generator's fourth byte is padding.
                 for x in 0..<width { row.storeBytes(of: 255, toByteOffset: 4 * x + 3, as: UInt8.self) }
             }

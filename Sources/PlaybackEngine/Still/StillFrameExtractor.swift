@@ -97,9 +97,11 @@ package final class StillFrameExtractor: @unchecked Sendable {
         if streamIndex < info.streams.count, let start = info.streams[streamIndex].startTime {
             streamStart = CMTime(ffmpeg: start, timeBase: base)
         }
-        // Two threads: thumbnails decode few pictures each, and frame threads would hold more of them back.
+        // One thread, as media servers run their thumbnail decoders (`-threads 1`): a keyframe decoded alone gains
+        // nothing from frame threads (each is drained and flushed), servers run several generators side by side,
+        // and a frame-threaded decoder would hold pictures back.
         codec = try CodecContext(
-            parameters: try source.codecParameters(stream: streamIndex), timeBase: base, threads: 2)
+            parameters: try source.codecParameters(stream: streamIndex), timeBase: base, threads: 1)
     }
 
     /// Answers each of `times` (container time, increasing) in order, calling `deliver` with the time's position in
