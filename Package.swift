@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CoreGraphics", targets: ["CoreGraphics"]),
         .library(name: "ImageIO", targets: ["ImageIO"]),
         .library(name: "CoreImage", targets: ["CoreImage"]),
+        .library(name: "AVKit", targets: ["AVKit"]),
         .executable(name: "avplay", targets: ["avplay"]),
     ],
     targets: [
@@ -67,6 +68,8 @@ let package = Package(
         .systemLibrary(name: "AVFoundationSubmodules"),
         // `import AVFAudio`: re-exports AVFoundation, where AVAudioSession lives (see Sources/AVFAudio/AVFAudio.swift).
         .target(name: "AVFAudio", dependencies: ["AVFoundation"]),
+        // `import AVKit`: re-exports AVFoundation; AVKit's UIKit/AppKit views are declared unavailable.
+        .target(name: "AVKit", dependencies: ["AVFoundation"]),
 
         // Shared by every test target: fixtures, frame-index reader, tone analysis, the capturing audio sink and
         // playback dumps (which speak the engine's sink protocols, hence PlaybackEngine).
@@ -85,7 +88,7 @@ let package = Package(
         .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS", "PlaybackEngine", "FFmpegBridge", "TestSupport"]),
         .testTarget(
-            name: "AVFoundationTests", dependencies: ["AVFoundation", "AVFAudio", "TestSupport"],
+            name: "AVFoundationTests", dependencies: ["AVFoundation", "AVFAudio", "AVKit", "TestSupport"],
             // Inputs the fuzzers found (FuzzRegressionTests reads them by path).
             exclude: ["FuzzRegressions"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
