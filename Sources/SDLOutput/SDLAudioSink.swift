@@ -207,7 +207,11 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
             guard device != 0 else {
                 let message = SDLSubsystem.lastError()
                 SDLSubsystem.release(SDL_INIT_AUDIO)
-                throw Self.failure("Could not open an audio device", message)
+                // Drivers with a single output (SDL's `dummy` and `disk`) let one sink at a time hold it: another
+                // player of this process then plays without sound, as on a machine without any, rather than fail.
+                var error = Self.failure("Could not open an audio device", message)
+                error.noSoundSystem = message.contains("already open")
+                throw error
             }
             SDLAudioDeviceWatch.noteOpened(
                 self,

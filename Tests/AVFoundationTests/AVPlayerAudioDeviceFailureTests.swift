@@ -104,4 +104,21 @@ final class AVPlayerAudioDeviceFailureTests: XCTestCase {
         XCTAssertNotEqual(player.timeControlStatus, .playing, "a failed player does not play again")
         XCTAssertEqual(item.currentTime(), stoppedAt)
     }
+
+    /// SDL's `dummy` (and `disk`) driver has one output, which one player at a time can hold: a second player of the
+    /// same process plays without sound instead of failing (on a machine with a sound server each opens its own).
+    func test_realTime_twoPlayersOnADriverWithOneDevice_bothPlay_neitherFails() throws {
+        let first = AVPlayer(url: try fixture(.h264AAC))
+        let second = AVPlayer(url: try fixture(.h264AAC))
+        first.play()
+        second.play()
+        let items = [try XCTUnwrap(first.currentItem), try XCTUnwrap(second.currentItem)]
+        waitUntil("both played 0.3 s", timeout: 30) { items.allSatisfy { $0.currentTime().seconds > 0.3 } }
+        XCTAssertEqual(first.status, .readyToPlay)
+        XCTAssertEqual(second.status, .readyToPlay)
+        XCTAssertNil(first.error)
+        XCTAssertNil(second.error)
+        first.pause()
+        second.pause()
+    }
 }

@@ -69,8 +69,10 @@ package protocol AudioRenderSource: AnyObject, Sendable {
 /// Why an audio sink could not open.
 package struct AudioSinkError: Error, Sendable, CustomStringConvertible {
     package var message: String
-    /// Whether the machine has no sound system at all (no sound card, no sound server, no driver named): the engine
-    /// then plays without sound. Any other failure to open a device is the player's failure, as on Apple's systems.
+    /// Whether the machine has no sound system at all (no sound card, no sound server, no driver named), or the
+    /// driver's only device is held by another sink of this process (SDL's `dummy` and `disk` drivers have one): the
+    /// engine then plays without sound. Any other failure to open a device is the player's failure, as on Apple's
+    /// systems.
     package var noSoundSystem: Bool
     package init(_ message: String, noSoundSystem: Bool = false) {
         self.message = message
