@@ -485,7 +485,7 @@ final class AVAssetReaderTests: XCTestCase {
         let output = AVAssetReaderTrackOutput(track: track, outputSettings: [:])
         reader?.add(output)
         XCTAssertEqual(reader?.startReading(), true)
-        weak var released = reader
+        weak let released = reader
         reader = nil
         XCTAssertNil(released, "nothing but the app holds the reader")
         XCTAssertEqual(readAll(output).count, 90)
