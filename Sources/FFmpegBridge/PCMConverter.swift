@@ -106,15 +106,7 @@ package final class PCMConverter {
     /// - Throws: libswresample's failure for an input it cannot convert (`invalidData` for a frame without a format).
     package func append(_ frame: Frame) throws(FFmpegError) {
         let f = frame.pointer.pointee
-        guard f.sample_rate > 0, f.ch_layout.nb_channels > 0, f.format >= 0 else { throw FFmpegError.invalidData }
-        var layout = AVChannelLayout()
-        if f.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_default(&layout, f.ch_layout.nb_channels)
-        } else {
-            var source = f.ch_layout
-            let rc = av_channel_layout_copy(&layout, &source)
-            if rc < 0 { throw FFmpegError(code: rc, function: "av_channel_layout_copy") }
-        }
+        let layout = try frame.conversionChannelLayout()
         try configure(format: f.format, sampleRate: f.sample_rate, layout: layout)
         let data = UnsafeMutableRawPointer(frame.pointer.pointee.extended_data)?
             .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)

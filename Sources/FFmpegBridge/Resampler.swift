@@ -119,15 +119,7 @@ package final class Resampler {
     /// Rebuilds the context when `frame`'s format, rate or layout differs from the current input.
     private func configureIfNeeded(for frame: Frame) throws(FFmpegError) {
         let f = frame.pointer.pointee
-        guard f.sample_rate > 0, f.ch_layout.nb_channels > 0, f.format >= 0 else { throw FFmpegError.invalidData }
-        var layout = AVChannelLayout()
-        if f.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_default(&layout, f.ch_layout.nb_channels)
-        } else {
-            var source = f.ch_layout
-            let rc = av_channel_layout_copy(&layout, &source)
-            if rc < 0 { throw FFmpegError(code: rc, function: "av_channel_layout_copy") }
-        }
+        var layout = try frame.conversionChannelLayout()
         if context != nil, var current = input?.layout, input?.format == f.format,
             input?.sampleRate == f.sample_rate, av_channel_layout_compare(&current, &layout) == 0
         {
