@@ -37,32 +37,38 @@ let package = Package(
         // imports CRubberBand and CLibass.
         .target(name: "NativeBridge", dependencies: ["CRubberBand", "CLibass"]),
 
+        // The project's one lock (`ConditionLock`, and `Locked<Value>` over it), below every other Swift target; not a
+        // product, and named so that it cannot collide with an Apple or app module.
+        .target(name: "OAVFLocking"),
+
         // Apple-shaped value layers.
         .target(name: "CoreGraphics"),
         // Apple's layering: CoreMedia sits on CoreVideo (CMSampleBuffer carries CVImageBuffers).
-        .target(name: "CoreVideo", dependencies: ["CoreGraphics"]),
-        .target(name: "CoreMedia", dependencies: ["CoreVideo"]),
+        .target(name: "CoreVideo", dependencies: ["CoreGraphics", "OAVFLocking"]),
+        .target(name: "CoreMedia", dependencies: ["CoreVideo", "OAVFLocking"]),
         // Writing stills (CGImageDestination: PNG, JPEG through FFmpeg's encoders) and the pixel-buffer-to-image path
         // apps write with Core Image (CIImage, CIContext on libswscale; no filter graph).
-        .target(name: "ImageIO", dependencies: ["CoreGraphics", "FFmpegBridge"]),
+        .target(name: "ImageIO", dependencies: ["CoreGraphics", "FFmpegBridge", "OAVFLocking"]),
         .target(name: "CoreImage", dependencies: ["ImageIO", "CoreVideo", "FFmpegBridge"]),
 
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
-        .target(name: "PlaybackEngine", dependencies: ["FFmpegBridge", "NativeBridge", "CoreMedia", "CoreVideo"]),
+        .target(
+            name: "PlaybackEngine",
+            dependencies: ["FFmpegBridge", "NativeBridge", "CoreMedia", "CoreVideo", "OAVFLocking"]),
 
         // HTTP Live Streaming: playlist models and parser (pure, fed by strings), segment fetching, an HLS source behind
         // the engine's `MediaSource` seam. Depends on the engine, never the reverse.
-        .target(name: "HLS", dependencies: ["PlaybackEngine", "FFmpegBridge", "CoreMedia"]),
+        .target(name: "HLS", dependencies: ["PlaybackEngine", "FFmpegBridge", "CoreMedia", "OAVFLocking"]),
 
         // SDL2 audio device and (later) window presenter behind the engine's sink protocols.
-        .target(name: "SDLOutput", dependencies: ["CSDL2", "PlaybackEngine"]),
+        .target(name: "SDLOutput", dependencies: ["CSDL2", "PlaybackEngine", "OAVFLocking"]),
 
         // The public API.
         .target(
             name: "AVFoundation",
             dependencies: [
                 "CoreMedia", "CoreVideo", "CoreGraphics", "PlaybackEngine", "HLS", "SDLOutput",
-                "AVFoundationSubmodules",
+                "AVFoundationSubmodules", "OAVFLocking",
             ]),
         // A module map naming Apple's per-header submodules of AVFoundation (`import AVFoundation.AVPlayerItem`); no C.
         .systemLibrary(name: "AVFoundationSubmodules"),
@@ -73,9 +79,11 @@ let package = Package(
 
         // Shared by every test target: fixtures, frame-index reader, tone analysis, the capturing audio sink and
         // playback dumps (which speak the engine's sink protocols, hence PlaybackEngine).
-        .target(name: "TestSupport", dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge", "PlaybackEngine"]),
+        .target(
+            name: "TestSupport",
+            dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge", "PlaybackEngine", "OAVFLocking"]),
 
-        .executableTarget(name: "avplay", dependencies: ["AVFoundation"]),
+        .executableTarget(name: "avplay", dependencies: ["AVFoundation", "OAVFLocking"]),
 
         .testTarget(name: "CoreMediaTests", dependencies: ["CoreMedia"]),
         .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo"]),
@@ -83,12 +91,16 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "FFmpegBridge", "CoreVideo"]),
         // Golden/ holds the playback dumps' golden files, read through #filePath (not resources).
         .testTarget(
-            name: "PlaybackEngineTests", dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport"],
+            name: "PlaybackEngineTests",
+            dependencies: ["PlaybackEngine", "FFmpegBridge", "TestSupport", "OAVFLocking"],
             exclude: ["Golden"]),
-        .testTarget(name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport"]),
-        .testTarget(name: "HLSTests", dependencies: ["HLS", "PlaybackEngine", "FFmpegBridge", "TestSupport"]),
         .testTarget(
-            name: "AVFoundationTests", dependencies: ["AVFoundation", "AVFAudio", "AVKit", "TestSupport"],
+            name: "SDLOutputTests", dependencies: ["SDLOutput", "PlaybackEngine", "TestSupport", "OAVFLocking"]),
+        .testTarget(
+            name: "HLSTests", dependencies: ["HLS", "PlaybackEngine", "FFmpegBridge", "TestSupport", "OAVFLocking"]),
+        .testTarget(
+            name: "AVFoundationTests",
+            dependencies: ["AVFoundation", "AVFAudio", "AVKit", "TestSupport", "OAVFLocking"],
             // Inputs the fuzzers found (FuzzRegressionTests reads them by path).
             exclude: ["FuzzRegressions"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),

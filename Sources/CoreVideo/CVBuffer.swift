@@ -1,5 +1,6 @@
 // The CoreVideo buffer object: Apple's CVBuffer / CVImageBuffer / CVPixelBuffer, which Swift sees as one class.
 import Foundation
+import OAVFLocking
 
 /// An image buffer, as Apple's `CVImageBuffer` (a typealias of `CVBuffer`).
 public typealias CVImageBuffer = CVBuffer

@@ -1,5 +1,6 @@
 import CSDL2
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// What SDL says about an output device: its name, the driver serving it, and the format and buffer it granted when

@@ -1,3 +1,4 @@
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest

@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest

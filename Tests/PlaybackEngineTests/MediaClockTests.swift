@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import XCTest
 

@@ -2,6 +2,7 @@ import CoreMedia
 import CoreVideo
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest

@@ -1,6 +1,7 @@
 import CoreMedia
 import CoreVideo
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 

@@ -1,6 +1,7 @@
 import CoreMedia
 import CoreVideo
 import FFmpegBridge
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest

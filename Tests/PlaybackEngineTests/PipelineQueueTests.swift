@@ -1,5 +1,6 @@
 import CoreMedia
 import FFmpegBridge
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest

@@ -2,6 +2,7 @@ import CoreGraphics
 import CoreMedia
 import Dispatch
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Makes still images of an asset's video: a poster frame, a scrubbing strip, a thumbnail per chapter.

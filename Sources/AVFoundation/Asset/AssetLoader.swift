@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Loads an asset's description once, off the caller's thread, and hands it to every waiter.

@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Plays a sound from a file or from memory (AVFAudio's class, brought by `import AVFoundation` as on Apple's

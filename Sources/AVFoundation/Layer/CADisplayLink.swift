@@ -1,5 +1,6 @@
 import CoreVideo
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// A timer that calls back on a run loop once per display refresh (or at a preferred rate), as QuartzCore's

@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Reads an asset's media samples, decoded or as stored, without playing it: add outputs

@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Reads several audio tracks mixed into one stream of linear PCM: each track is decoded and converted to the

@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// What an output's engine reader is, for the output: a ``TrackReader`` or an ``AudioMixReader``.

@@ -1,6 +1,7 @@
 import CoreMedia
 import CoreVideo
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Reads the samples of one track: decoded pictures in the pixel format the settings ask for

@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Reloads one live media playlist on a thread of its own, on RFC 8216 §6.3.4's schedule (every target duration;

@@ -1,4 +1,5 @@
 import CoreMedia
+import OAVFLocking
 
 /// The clock that schedules and timed waits read, shared by the engine and the sources it plays: the host's
 /// monotonic clock (``HostClock``, `CLOCK_MONOTONIC`; never the wall clock, which can jump), or a ``VirtualClock``

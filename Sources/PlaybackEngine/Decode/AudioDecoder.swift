@@ -1,5 +1,6 @@
 import CoreMedia
 import FFmpegBridge
+import OAVFLocking
 
 /// The audio decode thread (ffplay's `audio_thread`): packets from a ``PacketQueue`` in, ``AudioFrame``s
 /// of interleaved float at one output format out to a ``FrameQueue``.
@@ -50,7 +51,8 @@ package final class AudioDecoder: StreamDecoder, @unchecked Sendable {
     static let plausibleSamples: ClosedRange<Int64> = -(1 << 52)...(1 << 52)
     /// The running thread; guarded by `threadLock`.
     private var thread: WorkerThread?
-    /// Guards `thread`.
+    /// Guards `thread`. The engine thread starts and joins the decoder; the decoder's deinit may run elsewhere. Not an
+    /// engine command: the decode thread's lifecycle, below the engine's loop.
     private let threadLock = ConditionLock()
 
     /// Opens a decoder for the stream described by `parameters`, converting to `outputFormat`.

@@ -4,6 +4,8 @@
 ///
 /// `@unchecked Sendable`: the decode thread fills it before publishing it through a `FrameQueue`
 /// (whose lock orders the writes before any read); afterwards it is only read.
+import OAVFLocking
+
 package final class AudioSampleBuffer: @unchecked Sendable {
     /// The first sample.
     package let baseAddress: UnsafeMutablePointer<Float>
@@ -90,7 +92,8 @@ package final class AudioBufferPool: Sendable {
 private final class AudioBufferStore: @unchecked Sendable {
     /// Free blocks kept at most.
     let maximumFreeCount: Int
-    /// Guards the fields below.
+    /// Guards the fields below. The decode thread takes buffers, whichever thread drops a sample returns them. Not an
+    /// engine command: memory recycling on the data path.
     private let lock = ConditionLock()
     /// Free blocks and their capacities; guarded by `lock`.
     private var free: [(address: UnsafeMutablePointer<Float>, capacity: Int)] = []

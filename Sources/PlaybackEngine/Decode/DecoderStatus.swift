@@ -1,5 +1,6 @@
 import CoreMedia
 import FFmpegBridge
+import OAVFLocking
 
 /// The part of a decoder other threads see: counters, the finished serial, and the switches the engine
 /// flips while the decode thread runs. Thread-safe (one lock); the decode thread reads the switches
@@ -45,7 +46,8 @@ package final class DecoderStatus: @unchecked Sendable {
         case after(Serial)
     }
 
-    /// Guards `state`.
+    /// Guards `state`. Decode thread and engine thread. Not an engine command: the decode thread reads the switches
+    /// between packets and cannot wait for the engine's mailbox.
     private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var state = State()

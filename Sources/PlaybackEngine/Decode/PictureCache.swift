@@ -1,6 +1,7 @@
 import CoreMedia
 import CoreVideo
 import Foundation
+import OAVFLocking
 
 /// Decoded pictures of one video stream around the playhead, bounded in bytes: backward steps and backward scrubs
 /// inside the cached span show a cached picture instead of seeking back to a keyframe and decoding to it.
@@ -32,8 +33,9 @@ package final class PictureCache: @unchecked Sendable {
         var bytes: Int
     }
 
-    /// Guards everything below.
-    private let lock = NSLock()
+    /// Guards everything below. The video decode thread inserts, the engine thread looks up. Not an engine command: the
+    /// decode thread must not wait for the engine's loop.
+    private let lock = ConditionLock()
     /// Cached pictures by presentation time, ascending; guarded by `lock`.
     private var entries: [Entry] = []
     /// Guarded by `lock`.

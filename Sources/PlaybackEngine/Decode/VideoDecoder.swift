@@ -1,6 +1,7 @@
 import CoreMedia
 import CoreVideo
 import FFmpegBridge
+import OAVFLocking
 
 /// The video decode thread (ffplay's `video_thread`): packets from a ``PacketQueue`` in, ``VideoFrame``s
 /// with wrapped or converted pixel buffers out to a ``FrameQueue``.
@@ -49,7 +50,8 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
     private var lastOut: (serial: Serial, ticks: Int64, errors: Int)?
     /// The running thread; guarded by `threadLock`.
     private var thread: WorkerThread?
-    /// Guards `thread`.
+    /// Guards `thread`. The engine thread starts and joins the decoder; the decoder's deinit may run elsewhere. Not an
+    /// engine command: the decode thread's lifecycle, below the engine's loop.
     private let threadLock = ConditionLock()
 
     /// Opens a decoder for the stream described by `parameters`.

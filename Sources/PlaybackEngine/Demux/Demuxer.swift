@@ -1,5 +1,6 @@
 import CoreMedia
 import FFmpegBridge
+import OAVFLocking
 
 /// The read thread of ffplay (`read_thread`): reads packets from a ``MediaSource`` and routes each to its
 /// stream's ``PacketQueue``, applies back-pressure, performs seeks, and marks the end of the input.
@@ -89,7 +90,9 @@ package final class Demuxer: @unchecked Sendable {
 
     /// The input; demux thread only while running.
     let source: any MediaSource
-    /// The lock guarding `shared` and the condition the thread sleeps on; queues signal it.
+    /// The lock guarding `shared` and the condition the thread sleeps on; queues signal it. The engine thread posts
+    /// requests (seek, stop), the demux thread sleeps on it. Not an engine command: the demux thread is below the
+    /// engine and blocks here, not in the engine's mailbox.
     private let control = ConditionLock()
     /// Guarded by `control`.
     private var shared: Shared

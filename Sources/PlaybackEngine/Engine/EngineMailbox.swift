@@ -4,8 +4,11 @@
 ///
 /// Thread-safe: every member may be used from any thread; one ``ConditionLock`` guards it all and is held only to
 /// copy values in or out.
+import OAVFLocking
+
 final class EngineMailbox: @unchecked Sendable {
-    /// Guards the fields below and is the condition the engine thread sleeps on.
+    /// Guards the fields below and is the condition the engine thread sleeps on. It is the command channel itself: any
+    /// caller thread posts under it.
     private let lock = ConditionLock()
     /// Commands posted and not taken yet; guarded by `lock`.
     private var pending: [EngineCommand] = []

@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 
 /// What the engine publishes for readers on other threads (Media3's immutable `PlaybackInfo`): the playback clock,
 /// the rate, counters. Built by the engine thread after each iteration; read through ``SnapshotStore`` without ever
@@ -56,6 +57,9 @@ final class SnapshotStore: @unchecked Sendable {
         var clock: ClockAnchor?
     }
 
+    /// Guards `published`, `provisional` and the pending starts: the engine thread publishes, caller threads read. Not
+    /// an engine command: it is where commands' effects are read back; a property read never waits for the engine
+    /// (DESIGN.md).
     private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var published = EngineSnapshot()

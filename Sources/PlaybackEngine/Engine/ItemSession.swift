@@ -2,6 +2,7 @@ import CoreMedia
 import CoreVideo
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 
 /// One item's media pipeline: its ``MediaSource``, the demux thread reading it, a decode thread per played
 /// stream, their serial-tagged queues (ffplay's `VideoState`, one per item).

@@ -1,6 +1,7 @@
 import CoreMedia
 import CoreVideo
 import Foundation
+import OAVFLocking
 
 /// The playback engine of one player, as its owner (the `AVPlayer` facade) sees it: commands in, snapshots out
 /// (Media3's `ExoPlayerImpl` in front of `ExoPlayerImplInternal`).
@@ -34,7 +35,8 @@ package final class PlayerEngine: @unchecked Sendable {
     private let thread: WorkerThread
     /// A manual virtual clock's listener (wakes the engine thread when the clock moves).
     private let clockListener: UInt64?
-    /// Time-observer tokens handed out and not removed.
+    /// Time-observer tokens handed out and not removed. Any caller thread adding or removing an observer. Not an engine
+    /// command: the token is returned at once to the caller, before the engine runs the command.
     private let observerTokens = Locked<(next: UInt64, live: Set<UInt64>)>((0, []))
 
     package init(configuration: EngineConfiguration) {

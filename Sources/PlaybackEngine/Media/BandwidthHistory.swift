@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// What one engine (one player) remembers of the servers its streamed items came from: the latest bandwidth
 /// estimate of the last item played from each host, so that the next item from that host starts on the variant the
@@ -7,7 +8,8 @@ import Foundation
 /// Thread-safe: the engine's preparation threads record and read.
 package final class BandwidthHistory: Sendable {
     /// The variant controls of the latest streamed source opened per host (lower-cased), whose
-    /// ``VariantControl/estimatedBitRate`` is read when the next item from that host is prepared.
+    /// ``VariantControl/estimatedBitRate`` is read when the next item from that host is prepared. The engine thread
+    /// (preparing an item) and the sources' threads. Not an engine command: sources read it from their own threads.
     private let controls = Locked<[String: VariantControl]>([:])
 
     package init() {}

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// What a network source measured of its transfers and which requests failed: what the public layer turns into
 /// `AVPlayerItemAccessLog` and `AVPlayerItemErrorLog` events. Real numbers only: a field nobody measured stays out.
@@ -105,7 +106,9 @@ package final class NetworkLog: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
+    /// Guards what the log recorded: the source's transfer threads append, the public layer reads. Not an engine
+    /// command: transfer threads cannot wait for the engine's mailbox.
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var _mainStreams: MainStreams?
     private var _mainPacketBytes = PacketBytes()

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// The caps an app sets on a streamed presentation's variants (`preferredPeakBitRate`,
 /// `preferredMaximumResolution`; the expensive-network ones apply only on a network said to be expensive, and no
@@ -154,7 +155,10 @@ package struct VariantPeriod: Sendable, Equatable {
 /// Thread-safe (one lock): the public layer writes caps and policy, the engine thread the playhead, the source's
 /// reading thread the decisions.
 package final class VariantControl: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards caps, policy, playhead and decisions: the app's threads set caps, the engine thread publishes the
+    /// playhead, the source's reading thread decides. Not an engine command: the source's reading thread reads it at
+    /// segment boundaries and cannot wait for the engine's mailbox.
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var _caps: VariantCaps
     private var _policy: (any VariantPolicy)?

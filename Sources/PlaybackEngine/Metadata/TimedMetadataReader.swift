@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 
 /// Reads an item's timed ID3 streams (`timed_id3`, as MPEG-TS carries them) and QuickTime timed-metadata tracks
 /// (`mebx`, decoded with their ``MetadataKeyTable``) from start to end on its own thread,
@@ -15,8 +16,9 @@ package final class TimedMetadataReader: @unchecked Sendable {
     private let store: TimedMetadataStore
     private let source: any MediaSource
     private let timeOrigin: CMTime
-    /// Guards `thread` and `stopped`.
-    private let lock = NSLock()
+    /// Guards `thread` and `stopped`. The engine thread starts and stops the reader; the reader's thread checks
+    /// `stopped`. Not an engine command: the reader's thread is below the engine.
+    private let lock = ConditionLock()
     private var thread: WorkerThread?
     private var stopped = false
 

@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 
 /// One piece of timed metadata on an item's timeline: an ID3 tag (of a `timed_id3` stream, or of an HLS `emsg`
 /// box), a SHOUTcast/Icecast (ICY) title change, or a Matroska chapter's tags.
@@ -55,8 +56,9 @@ package struct TimedMetadataSample: Sendable, Equatable {
 ///
 /// Thread-safe: readers add on their threads, any thread reads.
 package final class TimedMetadataStore: @unchecked Sendable {
-    /// Guards every `var` below.
-    private let lock = NSLock()
+    /// Guards every `var` below. Reader and demux threads append, the engine thread and outputs read. Not an engine
+    /// command: the writers are threads that cannot wait for the engine's mailbox.
+    private let lock = ConditionLock()
     /// Sorted by time (stable for equal times: arrival order).
     private var samples: [TimedMetadataSample] = []
     private var observers: [@Sendable () -> Void] = []

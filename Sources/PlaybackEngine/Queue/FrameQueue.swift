@@ -13,6 +13,8 @@
 ///
 /// Threads: one writer, one reader at a time; any thread may ``flush()``, ``abort()``, ``start()`` and
 /// read ``count``. Everything is guarded by one ``ConditionLock``, which both sides wait on.
+import OAVFLocking
+
 package final class FrameQueue<Element: Sendable>: @unchecked Sendable {
     /// ffplay's `VIDEO_PICTURE_QUEUE_SIZE`: one shown, one next, one being decoded.
     package static var videoCapacity: Int { 3 }
@@ -21,8 +23,9 @@ package final class FrameQueue<Element: Sendable>: @unchecked Sendable {
 
     /// The most elements the ring holds.
     package let capacity: Int
-    /// Guards everything below; both the writer (waiting for room) and the reader (waiting for an
-    /// element) wait on it.
+    /// Guards everything below; both the writer (waiting for room) and the reader (waiting for an element) wait on it.
+    /// A decode thread and the engine thread (or the audio device thread). Not an engine command: the data path between
+    /// threads (ffplay's `FrameQueue`), where a side blocks.
     private let lock = ConditionLock()
     /// The elements, oldest first; never more than `capacity`. Guarded by `lock`.
     private var ring: RingBuffer<(element: Element, serial: Serial)>

@@ -1,4 +1,5 @@
 import FFmpegBridge
+import OAVFLocking
 
 /// Recycles `Packet` objects (each owns one `AVPacket` allocation) so that the demux → decode path
 /// allocates no packet structures in steady state: the demuxer takes a blank packet, moves the
@@ -23,7 +24,8 @@ package final class PacketPool: @unchecked Sendable {
 
     /// How many blank packets the pool keeps at most.
     package let maximumFreeCount: Int
-    /// Guards `free` and `allocationCount`.
+    /// Guards `free` and `allocationCount`. The demux thread takes, decode threads return. Not an engine command:
+    /// memory recycling on the data path.
     private let lock = ConditionLock()
     /// Blank packets; guarded by `lock`.
     private var free: [Packet] = []

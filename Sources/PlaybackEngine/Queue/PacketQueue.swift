@@ -1,5 +1,6 @@
 import CoreMedia
 import FFmpegBridge
+import OAVFLocking
 
 /// The demuxed packets of one stream waiting for their decoder (ffplay's `PacketQueue`).
 ///
@@ -47,7 +48,9 @@ package final class PacketQueue: @unchecked Sendable {
     /// Where blank packets come from and recycled ones go.
     package let pool: PacketPool
 
-    /// Guards everything below and is the condition blocked readers wait on.
+    /// Guards everything below and is the condition blocked readers wait on. The demux thread puts, a decode thread
+    /// takes, the engine thread flushes. Not an engine command: the data path between threads (ffplay's `PacketQueue`),
+    /// where a side blocks.
     private let lock = ConditionLock()
     /// Queued items, oldest first; guarded by `lock`.
     private var entries = RingBuffer<Entry>(capacity: 64)

@@ -6,8 +6,8 @@ import Synchronization
 /// ``gain`` to its ``AudioGainRamp`` on the thread that produces samples. Lock-free so the device callback
 /// can read it without ever waiting on a thread that is closing the device.
 package final class AudioVolume: Sendable {
-    /// Volume bits (`Float.bitPattern`) in the low 32 bits, mute in bit 32: one atomic word, so a reader never
-    /// sees the volume of one call with the mute of another.
+    /// Volume bits (`Float.bitPattern`) in the low 32 bits, mute in bit 32: one atomic word (not a lock: the device
+    /// thread never waits), so a reader never sees the volume of one call with the mute of another.
     private let word: Atomic<UInt64>
 
     /// Starts at `volume` (clamped like ``set(volume:muted:)``) and `muted`; by default full volume, not muted.

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// The last stage of the audio renderer's output, before the sink: a player's gain (with fades of any length), its
 /// stereo pan, and a level meter over exactly what leaves (`AVAudioPlayer`'s `volume`, `setVolume(_:fadeDuration:)`,
@@ -56,6 +57,8 @@ package final class AudioOutputStage: Sendable {
         var measured = 0
     }
 
+    /// Guards the gain, pan and meter: the audio device thread applies them, the app's threads set them. Not an engine
+    /// command: the device callback thread reads it and cannot wait for the engine's mailbox.
     private let state: Locked<State>
 
     /// A stage for output at `sampleRate` frames per second.

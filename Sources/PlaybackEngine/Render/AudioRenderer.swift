@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 
 /// Turns the current item's decoded audio frames into the continuous PCM a sink consumes, and
 /// keeps the audio clock (ffplay's `sdl_audio_callback` + `audio_clock`).
@@ -12,7 +13,10 @@ package final class AudioRenderer: AudioRenderSource, @unchecked Sendable {
     /// Gain with fades, pan and the level meter over what leaves the renderer (an `AVAudioPlayer`'s); identity by
     /// default. Thread-safe.
     package let outputStage: AudioOutputStage
-    private let lock = NSLock()
+    /// Guards the session, the current frame and the clock below: the audio device thread renders, the engine thread
+    /// installs sessions and reads the clock. Not an engine command: the device callback thread reads it and cannot
+    /// wait for the engine's mailbox.
+    private let lock = ConditionLock()
 
     // Guarded by `lock`.
     private var session: ItemSession?

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// A non-real-time sink that discards what it is given (mpv's `ao_null`): for headless runs, benchmarks and
 /// tests that need an audio path but no output.
@@ -6,11 +7,12 @@ import Foundation
 /// It keeps the same gain state as a device (``AudioGainRamp`` advanced by the frames written, without touching
 /// samples that nobody hears), so ``appliedGain`` reads as the SDL sink's gain would at the same point.
 ///
-/// Thread safety: every member may be used from any thread; mutable state is guarded by one lock (a pthread mutex
-/// through `NSLock`).
+/// Thread safety: every member may be used from any thread; mutable state is guarded by one lock (a
+/// `ConditionLock`).
 package final class NullAudioSink: AudioSink, @unchecked Sendable {
-    /// Guards every `var` below.
-    private let lock = NSLock()
+    /// Guards every `var` below. The engine thread writes, any thread reads. Not an engine command: a sink sits below
+    /// the engine.
+    private let lock = ConditionLock()
 
     /// The volume and mute last set.
     private let volumeSetting = AudioVolume()

@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 
 /// How audio is time-scaled at rates other than 1 (`AVAudioTimePitchAlgorithm`).
 package enum TimePitchAlgorithm: Sendable, Hashable {
@@ -30,7 +31,7 @@ package enum TimePitchAlgorithm: Sendable, Hashable {
 /// processor is muted: pushed input is dropped and pulls return silence of the full requested length. Entering
 /// the muted state cuts the sound without a fade.
 ///
-/// Thread ownership: any thread; every call is serialised by an internal `NSLock`. The renderer typically pushes
+/// Thread ownership: any thread; every call is serialised by an internal `ConditionLock`. The renderer typically pushes
 /// and pulls on the device thread and sets `rate` from the engine thread. Pulls copy from preallocated buffers and
 /// run the DSP in place (libavfilter and Rubber Band reuse their own pools); only engine rebuilds (rate changes
 /// across an atempo stage count, `flush()` for time domain) and buffer growth on an unusually large push allocate.
@@ -40,7 +41,10 @@ package final class TimePitchProcessor: @unchecked Sendable {
     /// The algorithm, fixed for the processor's life (build a new processor to change it).
     package let algorithm: TimePitchAlgorithm
 
-    private let lock = NSLock()
+    /// Guards the rate, the engine and the buffers below: the audio device thread pushes and pulls, the engine thread
+    /// sets the rate. Not an engine command: the device callback thread reads it and cannot wait for the engine's
+    /// mailbox.
+    private let lock = ConditionLock()
     private var requestedRate = 1.0
     /// The running engine; nil while muted (unsupported rate, or an engine that failed to build).
     private var engine: (any TimePitchEngine)?

@@ -1,5 +1,6 @@
 import CoreMedia
 import FFmpegBridge
+import OAVFLocking
 
 /// How many times a ``LoopingSource`` repeats its media, and where each play began: shared by the source (its
 /// reading thread writes the starts) and its owner (any thread sets the count and maps times to plays).
@@ -13,6 +14,8 @@ package final class LoopControl: Sendable {
         var passStarts: [Int64] = []
     }
 
+    /// Guards the count and the starts: the source's reading thread writes starts, any thread sets the count. Not an
+    /// engine command: the reading thread cannot wait for the engine's mailbox.
     private let state: Locked<State>
 
     /// Repeats `numberOfLoops` times after the first play (negative: for ever).

@@ -2,6 +2,7 @@ import CoreMedia
 import CoreVideo
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 
 /// Video frames in decreasing presentation order, for playback at negative rates.
 ///
@@ -38,7 +39,9 @@ package final class ReverseVideoSource: @unchecked Sendable {
     private let lowerBound: CMTime
     private let worker = SourceWorker()
 
-    private let lock = NSLock()
+    /// Guards the counters and error below: the worker thread writes, the engine thread reads. Not an engine command:
+    /// the worker thread is below the engine.
+    private let lock = ConditionLock()
     // Guarded by `lock`.
     private var _error: FFmpegError?
     private var _framesDecoded = 0

@@ -1,11 +1,14 @@
 import Foundation
+import OAVFLocking
 
 /// The thread of a source that produces on its own (the reverse sources): a stop flag and a finished flag, with the
 /// start/stop/join dance in one place.
 ///
 /// Thread-safe: `stop()` and the flags may be used from any thread; the body runs on the worker thread.
 package final class SourceWorker: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards the flags and the thread below: any thread stops, the worker reads. Not an engine command: the worker
+    /// thread is below the engine.
+    private let lock = ConditionLock()
     // Guarded by `lock`.
     private var stopped = false
     private var finished = false

@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 
 /// Decodes the pictures at a list of times in one pass over a video stream: what an image generator
 /// (`AVAssetImageGenerator`) runs on.
@@ -57,6 +58,8 @@ package final class StillFrameExtractor: @unchecked Sendable {
     /// Presentation time (ticks) guessed for the next picture when the decoder gives none.
     private var nextTicks: Int64?
 
+    /// What the extractor counted (decoded pictures, seeks): its decoding thread writes, tests and callers read. Not an
+    /// engine command: an extractor runs without an engine.
     private let counted = Locked(Counters())
 
     /// What the extractor did, for tests and benchmarks.

@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 
 /// The cues of one subtitle stream, in start order, as its ``SubtitleTrackReader`` decodes them (mpv keeps a
 /// stream's decoded subtitles the same way, so seeks and reverse play find them without re-reading).
@@ -12,8 +13,9 @@ import Foundation
 package final class SubtitleCueStore: @unchecked Sendable {
     /// The stream the cues come from (container index).
     package let streamIndex: Int
-    /// Guards every `var` below.
-    private let lock = NSLock()
+    /// Guards every `var` below. The subtitle reader's thread appends, the engine thread and outputs read. Not an
+    /// engine command: the reader cannot wait for the engine's mailbox.
+    private let lock = ConditionLock()
     /// The cues, sorted by start (stable for equal starts: decode order).
     private var cues: [SubtitleCue] = []
     private var _assHeader: String?

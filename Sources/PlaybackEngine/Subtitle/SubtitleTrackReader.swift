@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 
 /// Reads one subtitle stream of an item from start to end on its own thread, through a source of its own
 /// (``MediaSource/makeIndependentSource()``, reading only that stream), and decodes every packet into its
@@ -22,8 +23,9 @@ package final class SubtitleTrackReader: @unchecked Sendable {
     package let readsClosedCaptions: Bool
     /// The caption service read when ``readsClosedCaptions``; nil: none (nothing is decoded).
     package let captionService: ClosedCaptionService?
-    /// Guards `thread` and `stopped`.
-    private let lock = NSLock()
+    /// Guards `thread` and `stopped`. The engine thread starts and stops the reader; its thread checks `stopped`. Not
+    /// an engine command: the reader's thread is below the engine.
+    private let lock = ConditionLock()
     private var thread: WorkerThread?
     private var stopped = false
 

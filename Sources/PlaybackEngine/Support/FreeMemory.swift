@@ -31,6 +31,7 @@ package enum FreeMemory {
         #endif
     }()
 
+    /// How many times ``release()`` ran; any thread. One counter, so an `Atomic`, not a lock.
     private static let count = Atomic<Int>(0)
 
     /// How many times ``release()`` ran since the process started (tests count them).

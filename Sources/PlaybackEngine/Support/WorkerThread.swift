@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -19,8 +20,9 @@ package final class WorkerThread: @unchecked Sendable {
     package let name: String
     /// The pthread, as `pthread_create` returned it; written in `init` only, read by `join`/`deinit`.
     private var thread = pthread_t()
-    /// The worker's identity as the worker itself recorded it (`pthread_create` may store ``thread``
-    /// after the new thread started running, so the worker must not read that).
+    /// The worker's identity as the worker itself recorded it (`pthread_create` may store ``thread`` after the new
+    /// thread started running, so the worker must not read that). Written by the worker, read by joiners. Not an engine
+    /// command: thread plumbing below the engine.
     private let identity: Locked<pthread_t?>
     /// Who releases the pthread (a joiner, the thread itself, or `deinit`), shared with the thread.
     private let state = State()
@@ -80,6 +82,8 @@ package final class WorkerThread: @unchecked Sendable {
     /// Who releases the pthread: exactly one of a joiner (`pthread_join`), the thread itself when its body ends
     /// unjoined (`pthread_detach`), or the owner's `deinit` (`pthread_detach`) claims it.
     private final class State: @unchecked Sendable {
+        /// Guards who claimed the pthread: joiner, the thread itself, or `deinit`, on any of those threads. Not an
+        /// engine command: thread plumbing below the engine.
         private let lock = ConditionLock()
         private var claimed = false
         /// The claim ended: joined, or the body ended and the thread detached itself.
@@ -125,7 +129,7 @@ package final class WorkerThread: @unchecked Sendable {
     private final class Context {
         /// The kernel thread name (at most 15 bytes).
         let name: String
-        /// Where the worker records its own `pthread_self()`.
+        /// Where the worker records its own `pthread_self()`. Not an engine command: thread plumbing below the engine.
         let identity: Locked<pthread_t?>
         /// Shared with the ``WorkerThread``.
         let state: State

@@ -4,8 +4,19 @@ import Glibc
 import Musl
 #endif
 
+// The project's one kind of lock. Every other Swift module locks through these two types (`scripts/check-locks`
+// fails the lint when `NSLock`, `NSCondition`, `NSRecursiveLock`, `pthread_mutex_*` or `Mutex<` appear elsewhere in
+// Sources/). Playback state needs none: the engine thread owns it, and callers post commands (DESIGN.md). A lock is
+// for what a thread that cannot wait for the engine's mailbox shares: a device callback, a decode or demux thread, a
+// caller reading a published snapshot. `Atomic` values (Synchronization) are not locks; they stay where one flag or
+// counter is shared, each saying so in its doc.
+
 /// A mutex with one condition variable: the primitive ffplay builds its queues on (`SDL_mutex` +
 /// `SDL_cond`), over `pthread_mutex_t` and a `CLOCK_MONOTONIC` `pthread_cond_t`.
+///
+/// Use ``Locked`` for state that threads share without waiting (the state then lives inside the lock), and this
+/// type where a thread sleeps until another changes the state. Not recursive: locking twice on one thread traps
+/// (an error-checking mutex), so code restructures instead (no `NSRecursiveLock`).
 ///
 /// Why not `Synchronization.Mutex`: the engine's threads block on conditions, which `Mutex` does not
 /// offer, and ThreadSanitizer on this Linux toolchain reports false races inside `Mutex.withLock`; the
@@ -78,6 +89,24 @@ package final class ConditionLock: @unchecked Sendable {
     /// - Returns: false when the timeout passed, true when woken (by a signal or spuriously).
     @discardableResult
     package func wait(timeout seconds: Double) -> Bool {
+        wait(deadline: Self.deadline(after: seconds))
+    }
+
+    /// Waits, with the lock held, until `predicate` holds or `seconds` pass on the monotonic clock (one deadline for
+    /// the whole wait, however often it wakes); re-checks `predicate` after every wake-up.
+    ///
+    /// - Returns: whether `predicate` holds (checked once more at the deadline).
+    @discardableResult
+    package func wait(timeout seconds: Double, until predicate: () throws -> Bool) rethrows -> Bool {
+        let deadline = Self.deadline(after: seconds)
+        while try !predicate() {
+            if !wait(deadline: deadline) { return try predicate() }
+        }
+        return true
+    }
+
+    /// The monotonic time `seconds` (clamped to 0...1e6) from now.
+    private static func deadline(after seconds: Double) -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nanoseconds = Int(max(0, min(seconds, 1e6)) * 1e9)
@@ -88,6 +117,12 @@ package final class ConditionLock: @unchecked Sendable {
             deadline.tv_sec += 1
             deadline.tv_nsec -= 1_000_000_000
         }
+        return deadline
+    }
+
+    /// Waits until signalled or the monotonic `deadline`; false when the deadline passed.
+    private func wait(deadline: timespec) -> Bool {
+        var deadline = deadline
         let result = pthread_cond_timedwait(condition, mutex, &deadline)
         precondition(result == 0 || result == ETIMEDOUT, "ConditionLock.wait(timeout:): \(result)")
         return result == 0
