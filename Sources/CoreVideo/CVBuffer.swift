@@ -66,7 +66,7 @@ public final class CVBuffer: Hashable, @unchecked Sendable {
 
     /// Guards the `var`s above: this buffer's stripe of ``BufferStateLocks`` (shared with other buffers, so
     /// held only for a few instructions, never while calling out).
-    private var stateLock: NSLock {
+    private var stateLock: ConditionLock {
         BufferStateLocks.lock(for: self)
     }
 

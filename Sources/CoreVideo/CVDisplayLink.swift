@@ -1,5 +1,6 @@
 import CoreGraphics
 import Foundation
+import OAVFLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -54,8 +55,8 @@ public final class CVDisplayLink: @unchecked Sendable {
     /// Nominal refresh rate (Hz) while no display is known.
     package static let nominalRefreshRate: Int64 = 60
 
-    /// Guards `displayModeProvider`.
-    private static let providerLock = NSLock()
+    /// Guards `displayModeProvider`. Set once by the window layer, read by every link. No engine here.
+    private static let providerLock = ConditionLock()
     /// Guarded by `providerLock`: the refresh rate (Hz) of a display (nil: the main one), nil when not known.
     nonisolated(unsafe) private static var displayModeProvider: (@Sendable (CGDirectDisplayID?) -> Int?)?
 
@@ -81,9 +82,10 @@ public final class CVDisplayLink: @unchecked Sendable {
     /// Nanoseconds per second.
     static let nanosecondsPerSecond: UInt64 = 1_000_000_000
 
-    /// Guards every `var` below (held briefly, never while calling out); broadcast when a callback ends, for
-    /// ``stop()`` and a restarted run's thread waiting for it.
-    private let lock = NSCondition()
+    /// Guards every `var` below (held briefly, never while calling out); broadcast when a callback ends, for ``stop()``
+    /// and a restarted run's thread waiting for it. App threads start and stop the link; the link's thread runs
+    /// callbacks. No engine here: a display link is the app's timer.
+    private let lock = ConditionLock()
     private var output: Output?
     private var running = false
     /// Bumped by every start; a thread whose generation is not current exits.

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// A rendering context, as CGL's `CGLContextObj`: here the EGL or GLX context pointer (`eglGetCurrentContext()`,
 /// `glXGetCurrentContext()`), as ``CGLGetCurrentContext()`` returns it.
@@ -84,8 +85,8 @@ public final class CVOpenGLTextureCache: @unchecked Sendable {
 
     /// The context current when the cache was made (nil: none was).
     let context: OpaquePointer?
-    /// Guards `free`.
-    private let lock = NSLock()
+    /// Guards `free`. Any thread that makes or releases textures. No engine here.
+    private let lock = ConditionLock()
     /// Textures given back, by shape, ready for reuse.
     private var free: [Shape: [GLuint]] = [:]
 

@@ -1,5 +1,6 @@
 // The recycling memory behind a CVPixelBufferPool.
 import Foundation
+import OAVFLocking
 
 /// Counters describing a pool's memory, for tests and the engine's diagnostics (package API).
 package struct PixelBufferPoolStatistics: Sendable, Equatable {
@@ -46,9 +47,9 @@ final class PixelBufferPoolStore: @unchecked Sendable {
     }
 
     /// Guards `state`. Held for a few instructions per call, never while allocating or freeing memory (blocks
-    /// leaving the pool are handed out of the critical section and freed after it). An `NSLock` (pthread mutex),
-    /// not `Synchronization.Mutex`: ThreadSanitizer follows the one and reports false races inside the other.
-    private let lock = NSLock()
+    /// leaving the pool are handed out of the critical section and freed after it). Not an engine command: pools
+    /// belong to no engine; decoders, converters and the app's threads take and return buffers.
+    private let lock = ConditionLock()
     /// The free list and counters. Guarded by `lock`; reach it through `withState(_:)`.
     private var state = State()
 
