@@ -16,7 +16,7 @@ import Synchronization
 ///   time, `mightDrift(relativeTo:)`). The base class reads host time.
 /// - Thread safety: every member may be called from any thread; subclasses must keep `time` thread-safe.
 open class CMClock: @unchecked Sendable {
-    /// Set by `invalidate()`; read by `time` on any thread.
+    /// Set by `invalidate()`; read by `time` on any thread. One flag, so an `Atomic`, not a lock.
     private let invalidated = Atomic<Bool>(false)
 
     /// Creates a clock that reads host time. Linux addition for subclasses: Apple's clocks come only from

@@ -58,7 +58,7 @@ public final class CMSampleBuffer: @unchecked Sendable {
     private let timings: [CMSampleTimingInfo]
     /// One size per sample, or one size for all of them, or none (a picture).
     private let sizes: [Int]
-    /// Cleared by ``invalidate()``.
+    /// Cleared by ``invalidate()`` on any thread. One flag, so an `Atomic`, not a lock.
     private let valid = Atomic<Bool>(true)
 
     /// A buffer of `numSamples` samples: `dataBuffer` or `imageBuffer`, one timing entry per sample or one for all,

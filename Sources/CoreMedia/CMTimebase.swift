@@ -1,5 +1,6 @@
 import CoreVideo
 import Foundation
+import OAVFLocking
 
 /// A status code, as Apple's `OSStatus` (`MacTypes.h`): 0 for success, negative for errors.
 public typealias OSStatus = Int32
@@ -21,7 +22,9 @@ public typealias OSStatus = Int32
 ///   Run-loop timers (`CMTimebaseAddTimer` with a `CFRunLoopTimer`) and source timebases are not provided.
 /// - Thread-safe: every member may be called from any thread.
 open class CMTimebase: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards the anchor and rate below: the app sets them on any thread, every thread reads the time. Public type: it
+    /// keeps its lock for the timeline it publishes; no engine here.
+    private let lock = ConditionLock()
     /// The clock time moves against; nil for a timebase that follows a player.
     public let sourceClock: CMClock?
     /// Reads a followed timeline (time and rate) for a player's timebase.

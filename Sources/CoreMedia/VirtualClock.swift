@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// **OpenAVFoundation extension, not Apple's.** A clock whose time moves only when the playback
 /// engine (``Mode-swift.enum/untimed``) or the caller (``Mode-swift.enum/manual``) moves it.
@@ -24,7 +25,9 @@ public final class VirtualClock: CMClock, @unchecked Sendable {
 
     /// How the clock moves: by the engine (`.untimed`) or by ``advance(by:)`` (`.manual`).
     public let mode: Mode
-    private let lock = NSLock()
+    /// Guards `now`, `listeners` and the tokens: the engine thread (or the test) moves the clock, any thread reads it
+    /// and waits on it. Not an engine command: the clock is what the engine's waits read, below the engine.
+    private let lock = ConditionLock()
     /// Guarded by `lock`: the clock's current time (nanosecond timescale).
     private var now: CMTime
     /// Guarded by `lock`: what ``advance(by:)`` calls, by token, with the time each waits for (nil: any move).
