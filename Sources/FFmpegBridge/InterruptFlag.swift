@@ -6,8 +6,9 @@ import Synchronization
 /// libavformat polls the flag during network and file reads; once ``abort()`` is called, or the
 /// optional deadline passes, the blocked call returns `AVERROR_EXIT`. Thread-safe.
 public final class InterruptFlag: Sendable {
+    /// Set by ``abort()`` on any thread, polled by libavformat inside I/O. One flag, so an `Atomic`, not a lock.
     private let aborted = Atomic<Bool>(false)
-    /// Monotonic nanoseconds after which I/O is interrupted; 0 = no deadline.
+    /// Monotonic nanoseconds after which I/O is interrupted; 0 = no deadline. One value, so an `Atomic`, not a lock.
     private let deadline = Atomic<UInt64>(0)
 
     public init() {}
