@@ -1,6 +1,6 @@
 import FFmpegBridge
 import Foundation
-import Synchronization
+import OAVFLocking
 
 /// Writes images to a file or a data object, as Apple's `CGImageDestination` (`CGImageDestinationCreateWithURL`,
 /// `CGImageDestinationAddImage`, `CGImageDestinationFinalize`).
@@ -29,8 +29,10 @@ public final class CGImageDestination {
     let type: String
     let capacity: Int
     private let target: Target
-    /// Guards the collected images and the finalized flag (and the appending to a data target).
-    private let state: Mutex<State>
+    /// Guards the collected images and the finalized flag (and the appending to a data target). Taken by whichever
+    /// threads the app adds images and finalizes on; held only to copy state in or out, never while encoding. No
+    /// engine here: a destination is a value the app owns, so there is no mailbox to post to.
+    private let state: Locked<State>
 
     init(target: Target, type: String, capacity: Int, options: [String: Any]?) {
         self.target = target
@@ -38,7 +40,7 @@ public final class CGImageDestination {
         self.capacity = capacity
         var s = State()
         s.quality = Self.quality(options)
-        state = Mutex(s)
+        state = Locked(s)
     }
 
     /// The quality in a properties dictionary, if any.
