@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 #if canImport(FoundationNetworking)
@@ -20,7 +21,10 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     let log = NetworkLog()
     /// The servers' addresses the logs report.
     private let addresses = ServerAddresses()
-    private let lock = NSLock()
+    /// Guards `streams`, `session` and `invalidated`: URLSession's delegate queue delivers bodies while the source's
+    /// reading thread starts and cancels transfers. Not an engine command: URLSession's threads cannot wait for the
+    /// engine's mailbox.
+    private let lock = ConditionLock()
     /// Guarded by `lock`: the bodies of the transfers in flight, by task.
     private var streams: [Int: HTTPBodyStream] = [:]
     /// Guarded by `lock`.

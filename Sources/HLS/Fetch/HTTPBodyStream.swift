@@ -1,5 +1,6 @@
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 #if canImport(FoundationNetworking)
@@ -33,7 +34,10 @@ final class HTTPBodyStream: @unchecked Sendable {
     let started = Date()
     /// The same instant on the monotonic clock (seconds), which durations are measured from.
     private let startedMonotonic = MonotonicTime.now
-    private let condition = NSCondition()
+    /// Guards the body's state below; the reading thread sleeps on it until bytes arrive. URLSession's delegate queue
+    /// appends, the source's reading thread reads. Not an engine command: the reader blocks in libavformat's I/O
+    /// callback, outside the engine's loop.
+    private let condition = ConditionLock()
     /// Guarded by `condition`: bytes received and not yet read.
     private var pending = Data()
     private var pendingOffset = 0
@@ -161,7 +165,7 @@ final class HTTPBodyStream: @unchecked Sendable {
             if let failure { throw failure }
             if finished { return 0 }
             if isInterrupted() { throw FFmpegError.exit }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+            condition.wait(timeout: 0.05)
         }
     }
 

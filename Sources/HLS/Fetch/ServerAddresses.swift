@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -12,16 +13,18 @@ import Glibc
 /// Thread-safe; resolving runs on the caller's thread (the network thread, after a transfer, when the name was just
 /// resolved for the connection and the system answers from its cache).
 final class ServerAddresses: @unchecked Sendable {
-    private let lock = NSLock()
-    private var known: [String: String] = [:]
+    /// Addresses resolved so far, by host. Read and written by the source's reading and transfer threads as they
+    /// log requests; never held while resolving. Not an engine command: a cache of the HLS client, not playback
+    /// state.
+    private let known = Locked<[String: String]>([:])
 
     /// `url`'s server address; nil without a host.
     func address(of url: URL) -> String? {
         guard var host = url.host, !host.isEmpty else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if let address = lock.withLock({ known[host] }) { return address }
+        if let address = known.withLock({ $0[host] }) { return address }
         let address = Self.isNumeric(host) ? host : Self.resolve(host) ?? host
-        lock.withLock { known[host] = address }
+        known.withLock { $0[host] = address }
         return address
     }
 

@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// The CEA-608/708 caption data an ``HLSSource`` finds in its variant's video as it reads it for playback (one entry
@@ -16,8 +17,9 @@ final class HLSCaptionLog: @unchecked Sendable {
     /// Tuning: entries kept (an hour of 30 fps video that carries captions in every picture; about 40 bytes each).
     static let capacity = 108_000
 
-    /// Guards every `var` below; signalled on every append and by ``wake()``.
-    private let condition = NSCondition()
+    /// Guards every `var` below; signalled on every append and by ``wake()``. The source's reading thread appends, the
+    /// caption readers' threads wait and read. Not an engine command: those are the source's threads, which block here.
+    private let condition = ConditionLock()
     private var entries: [CaptionDataRead] = []
     /// The position (counting from the first entry ever appended) of `entries[0]`.
     private var firstPosition = 0

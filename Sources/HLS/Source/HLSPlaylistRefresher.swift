@@ -43,7 +43,8 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
     /// What the schedule and the unchanged rule read (immutable).
     let clock: MediaClock
     /// Guards `latest`, `stopped` and `lastFailure`; signalled when `latest` changes or the refresher ends; the
-    /// refresher's thread waits on it for its next reload.
+    /// refresher's thread waits on it for its next reload. The refresher's thread and the source's reading thread. Not
+    /// an engine command: the source's threads run beside the engine and block here.
     private let condition = ConditionLock()
     private var latest: Snapshot
     private var stopped = false

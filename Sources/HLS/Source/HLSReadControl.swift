@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// What other threads ask of a source's reading thread while it waits for a live playlist to grow: give the thread
 /// back at once (a seek is waiting: ``requestWake()``), or reload nothing for now (``reloadsSuspended``: a paused
@@ -6,7 +7,10 @@ import Foundation
 ///
 /// Thread-safe (one lock).
 final class HLSReadControl: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards `wakeRequested` and `suspended`: the engine thread (seek, pause) sets them while the source's reading
+    /// thread waits for a playlist to grow. Not an engine command: the reading thread is blocked outside the engine's
+    /// loop and cannot read its mailbox.
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var wakeRequested = false
     private var suspended = false

@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// A ``MediaSource`` for an HTTP Live Streaming presentation (RFC 8216): fetches the playlists itself, plays one
@@ -68,8 +69,9 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
     private(set) package var closedCaptionServices: [ClosedCaptionDescription] = []
     /// Set by ``open()`` when a closed-caption rendition can be decoded; its log is filled by the reading thread.
     private(set) var captions: HLSCaptionRecording?
-    /// Guards what callers on any thread read: the date mapping and the live window.
-    private let publishLock = NSLock()
+    /// Guards what callers on any thread read: the date mapping and the live window. The reading thread publishes, any
+    /// thread reads. Not an engine command: callers read a published value without waiting for the engine.
+    private let publishLock = ConditionLock()
     private var publishedDateMapping: DateMapping?
     private var publishedLiveWindow: CMTimeRange?
     private var publishedTargetDuration: Double?
