@@ -52,8 +52,9 @@ package final class SDLAudioDeviceWatch: @unchecked Sendable {
     /// Whether the watch is installed and the subsystem reference held (guarded by `lock`).
     private var watching = false
 
-    /// Guards `watching`; `start` and `stop` run under it.
-    private let lock = NSLock()
+    /// Guards `watching`; `start` and `stop` run under it. App threads (the audio session). Not an engine command: the
+    /// watch is process-wide, not one player's. Lock order: this lock, then `SDLSubsystem`'s.
+    private let lock = ConditionLock()
 
     /// A watch that is not started; `handler` will hear every device event while it is.
     package init(handler: @escaping @Sendable (SDLAudioDeviceEvent) -> Void) {
@@ -137,7 +138,9 @@ package final class SDLAudioDeviceWatch: @unchecked Sendable {
 
     // MARK: Devices
 
-    /// The output devices ``SDLAudioSink``s hold open, oldest first (what SDL granted each), keyed by sink.
+    /// The output devices ``SDLAudioSink``s hold open, oldest first (what SDL granted each), keyed by sink. Sinks note
+    /// opens and closes on their engine threads; probes read it on app threads. Not an engine command: it spans every
+    /// player of the process.
     private static let openOutputs = Locked<[(sink: ObjectIdentifier, info: SDLOutputDeviceInfo)]>([])
 
     /// Records that `sink` opened a device granting `info` (caller is inside ``SDLSubsystem/withExclusiveAccess(_:)``).

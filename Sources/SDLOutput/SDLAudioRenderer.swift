@@ -1,5 +1,6 @@
 import CSDL2
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import Synchronization
 
@@ -17,13 +18,16 @@ final class SDLAudioRenderer: @unchecked Sendable {
     /// The volume and mute last set; read at each callback.
     let volume = AudioVolume()
 
-    /// Guards `source`. Held only to copy the reference, never while rendering.
-    private let sourceLock = NSLock()
+    /// Guards `source`. Held only to copy the reference, never while rendering. SDL's audio thread and the sink's
+    /// lifecycle calls. Not an engine command: the device callback thread reads it and cannot wait for the engine's
+    /// mailbox.
+    private let sourceLock = ConditionLock()
 
     /// Where audio comes from; `nil` plays silence (guarded by `sourceLock`).
     private var source: (any AudioRenderSource)?
 
-    /// Frames delivered to SDL since the last ``prepare(format:)``.
+    /// Frames delivered to SDL since the last ``prepare(format:)``. One counter, so an `Atomic`, not a lock: SDL's
+    /// audio thread adds, any thread reads.
     private let renderedFrames = Atomic<Int>(0)
 
     /// The gain stage (device thread; see the type's doc).

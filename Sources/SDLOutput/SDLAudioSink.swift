@@ -1,5 +1,6 @@
 import CSDL2
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import Synchronization
 
@@ -52,13 +53,16 @@ package final class SDLAudioSink: AudioSink, @unchecked Sendable {
         return frames
     }
 
-    /// Serialises the lifecycle methods; guards every `var` below.
-    private let lock = NSLock()
+    /// Serialises the lifecycle methods; guards every `var` below. The engine thread opens, pauses and closes; app
+    /// threads read the device's properties. Not an engine command: a sink is below the engine and its properties are
+    /// read without waiting for it. Lock order: this lock, then `SDLSubsystem`'s.
+    private let lock = ConditionLock()
 
     /// What the audio thread works on (see its doc); lives as long as the sink, so every device callback finds it.
     private let renderer = SDLAudioRenderer()
 
-    /// ``latency`` as `Double.bitPattern`: atomic so the render callback may read it while `close` holds `lock`.
+    /// ``latency`` as `Double.bitPattern`: an `Atomic` (one value, not a lock) so the render
+    /// callback may read it while `close` holds `lock`.
     private let latencyBits = Atomic<UInt64>(0)
 
     /// The open device, 0 when closed (guarded by `lock`).

@@ -2,6 +2,7 @@ import CSDL2
 import CoreMedia
 import CoreVideo
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// A desktop window showing the pictures the engine presents: a ``VideoFrameSink`` drawing with an SDL renderer.
@@ -44,9 +45,12 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// Whether the window thread is running (it holds SDL's video subsystem and a display connection).
     package static var isWindowThreadRunning: Bool { SDLVideoThread.shared.isRunning }
 
-    /// Guards the mailbox `var`s below (window thread and callers).
-    private let lock = NSLock()
-    private let snapshotReady = NSCondition()
+    /// Guards the mailbox `var`s below (window thread and callers). Engine thread (present), the window thread and the
+    /// app's threads. Not an engine command: the window thread has no engine and `present` runs on the engine thread.
+    private let lock = ConditionLock()
+    /// Guards `snapshot` and `snapshotRequested`; a test thread waits on it for the window thread's next draw. Not an
+    /// engine command: the window thread has no engine. Lock order: this lock, then `lock`.
+    private let snapshotReady = ConditionLock()
     /// Guarded by `lock`.
     private var pending: (buffer: CVPixelBuffer, time: CMTime)?
     private var title: String
@@ -176,15 +180,12 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// The renderer's output as drawn next (waits for the next draw, up to `timeout` seconds); nil without a
     /// window or on timeout. A test hook; never call it on the engine thread.
     package func readBack(timeout: TimeInterval) -> Snapshot? {
-        let deadline = Date().addingTimeInterval(timeout)
         snapshotReady.lock()
         defer { snapshotReady.unlock() }
         snapshot = nil
         snapshotRequested = true
         lock.withLock { settingsChanged = true }
-        while snapshot == nil {
-            if !snapshotReady.wait(until: deadline) { break }
-        }
+        snapshotReady.wait(timeout: timeout) { snapshot != nil }
         snapshotRequested = false
         return snapshot
     }
@@ -512,8 +513,9 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
 final class SDLVideoThread: @unchecked Sendable {
     static let shared = SDLVideoThread()
 
-    /// Guards the `var`s below.
-    private let lock = NSLock()
+    /// Guards the `var`s below. Windows register from engine and app threads, the window thread reads. Not an engine
+    /// command: one window thread serves every player. Lock order: this lock, then `SDLSubsystem`'s.
+    private let lock = ConditionLock()
     private var windows: [ObjectIdentifier: SDLVideoWindow] = [:]
     /// Unregistered windows whose SDL objects the thread still has to destroy.
     private var retiring: [SDLVideoWindow] = []
@@ -544,7 +546,7 @@ final class SDLVideoThread: @unchecked Sendable {
     }
 
     private func run() {
-        if SDLSubsystem.acquire(SDL_INIT_VIDEO) != nil {
+        if SDLSubsystem.withExclusiveAccess({ SDLSubsystem.acquire(SDL_INIT_VIDEO) }) != nil {
             lock.withLock {
                 running = false
                 retiring = []
@@ -558,7 +560,7 @@ final class SDLVideoThread: @unchecked Sendable {
                 retiring = []
                 if work.0.isEmpty && work.1.isEmpty {
                     // Quit while holding the lock so a window registering now starts a thread that re-initialises.
-                    SDLSubsystem.release(SDL_INIT_VIDEO)
+                    SDLSubsystem.withExclusiveAccess { SDLSubsystem.release(SDL_INIT_VIDEO) }
                     running = false
                     return nil
                 }
