@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OAVFLocking
 
 /// Hands out bytes to senders at most `bytesPerSecond` per second, in ticks: each tick of `tick` seconds (ticks are
 /// numbered from the monotonic clock, so concurrent senders share them) has a budget of `bytesPerSecond × tick`
@@ -10,7 +11,9 @@ import Foundation
 final class ByteRateLimiter: @unchecked Sendable {
     /// The length of a tick in seconds.
     let tick: TimeInterval
-    private let condition = NSCondition()
+    /// Guards the fields below; senders wait on it for the next tick. The test server's connection threads and the
+    /// test. Test support, no engine.
+    private let condition = ConditionLock()
     /// `nil`: unlimited. Guarded by `condition`.
     private var rate: Int?
     /// The tick whose budget `remaining` is. Guarded by `condition`.
@@ -66,7 +69,7 @@ final class ByteRateLimiter: @unchecked Sendable {
                 return (granted, now)
             }
             let untilNext = Double(now + 1) * tick - seconds
-            _ = condition.wait(until: Date().addingTimeInterval(max(0.001, untilNext)))
+            condition.wait(timeout: max(0.001, untilNext))
         }
     }
 }

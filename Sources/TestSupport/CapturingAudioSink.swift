@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// A non-real-time sink that keeps every frame written to it, after volume and mute, for tests to analyse (the
@@ -11,15 +12,15 @@ import PlaybackEngine
 /// Gain goes through the same ``AudioGainRamp`` as the SDL device, so a test reads what a listener would hear:
 /// muted is exact zeros, volume 0.5 is -6.02 dB, a change ramps over ``AudioGainRamp/duration``.
 ///
-/// Thread safety: every member may be used from any thread; all mutable state is guarded by one lock (a pthread
-/// mutex through `NSLock`, which ThreadSanitizer understands), held only while copying samples.
+/// Thread safety: every member may be used from any thread; all mutable state is guarded by one lock (a
+/// `ConditionLock`, which ThreadSanitizer understands), held only while copying samples.
 package final class CapturingAudioSink: AudioSink, @unchecked Sendable {
     /// The most frames kept (`nil`: no limit); frames written past it are counted in ``droppedFrameCount`` and
     /// discarded, so a long run cannot exhaust memory.
     package let maximumFrameCount: Int?
 
-    /// Guards every `var` below.
-    private let lock = NSLock()
+    /// Guards every `var` below. The engine thread writes, the test reads. Test support: a sink is below the engine.
+    private let lock = ConditionLock()
 
     /// The volume and mute last set; read at each write.
     private let volumeSetting = AudioVolume()

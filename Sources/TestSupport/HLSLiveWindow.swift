@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 
 /// A live (or event) media playlist made from a VOD media playlist, for tests of live HLS: a "now" that moves over
 /// the VOD's segments, explicitly (`advance(segments:)`) or with a clock, and a window of the latest segments that
@@ -88,7 +89,9 @@ public final class HLSLiveWindow: @unchecked Sendable {
     /// `EXT-X-TARGETDURATION`: the longest `EXTINF` rounded to the nearest integer (RFC 8216 4.3.3.1), at least 1.
     public let targetDuration: Int
 
-    private let lock = NSLock()
+    /// Guards `manuallyPublished`: the test advances it, the test server's threads render playlists. Test support, no
+    /// engine.
+    private let lock = ConditionLock()
     /// Segments published by `advance` and at the start (a virtual index: segment n is VOD segment n mod count).
     /// Guarded by `lock`.
     private var manuallyPublished: Int

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OAVFLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -217,8 +218,9 @@ final class HTTPTestServerCore: @unchecked Sendable {
     let listeningSocket: Int32
     /// The served folder, standardised; `nil` serves no files.
     let root: URL?
-    /// Guards `state`; broadcast on stop and on every change waits depend on.
-    let condition = NSCondition()
+    /// Guards `state`; broadcast on stop and on every change waits depend on. The server's threads and the test. Test
+    /// support, no engine.
+    let condition = ConditionLock()
     private var state = State()
     /// The server-wide bandwidth cap (its own lock).
     let sharedLimiter = ByteRateLimiter(bytesPerSecond: nil, tick: HTTPTestServer.throttleTick)
@@ -251,12 +253,14 @@ final class HTTPTestServerCore: @unchecked Sendable {
 
     /// Waits until `done` holds, the server stops, or `seconds` pass; returns whether `done` held.
     func wait(atMost seconds: TimeInterval, until done: (State) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(max(0, seconds))
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, min(seconds, 1e6)) * 1e9)
         condition.lock()
         defer { condition.unlock() }
         while !done(state) {
-            if state.stopped || Date() >= deadline { return false }
-            _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.5)))
+            let now = DispatchTime.now().uptimeNanoseconds
+            let remaining = now < deadline ? Double(deadline - now) / 1e9 : 0
+            if state.stopped || remaining <= 0 { return false }
+            condition.wait(timeout: min(remaining, 0.5))
         }
         return true
     }
