@@ -1,4 +1,5 @@
 import AVFoundation
+import OAVFLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -155,16 +156,13 @@ enum PlayCommand {
 
 /// Counts inputs that could not be played (the exit status is 1 when any could not).
 final class FailureCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+    /// The count: incremented from the player's notification and observer threads, read by the main thread when
+    /// the command ends. Not an engine command: it is avplay's own tally, not playback state.
+    private let count = Locked(0)
     func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
+        count.withLock { $0 += 1 }
     }
     var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
+        count.current
     }
 }
