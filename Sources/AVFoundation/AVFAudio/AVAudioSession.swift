@@ -48,20 +48,23 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
         var route = AVAudioSessionRouteDescription(inputs: [], outputs: [])
     }
 
-    /// The session's state; getters read it, setters change it inside the hub's `withMutation`.
+    /// The session's state; getters read it, setters change it inside the hub's `withMutation`. App threads and SDL's
+    /// device-event handler. Not an engine command: the session is process-wide, not one player's.
     private let state = Locked(State())
 
     /// Key-value and Swift Observation of the observable properties.
     let observationHub = ObservationHub<AVAudioSession>()
 
-    /// Serialises activation, deactivation and device refreshes (the work that talks to SDL), so a route change
-    /// and a `setActive(false)` never interleave. Never held while observers or notifications run.
+    /// Serialises activation, deactivation and device refreshes (the work that talks to SDL), so a route change and a
+    /// `setActive(false)` never interleave. Never held while observers or notifications run. Not an engine command: the
+    /// session is process-wide, not one player's. Lock order: this lock, then `state`'s.
     private let activation = Locked(())
 
     /// Where notifications are posted, in order.
     private let notificationQueue = DispatchQueue(label: "OpenAVFoundation.AVAudioSession.notifications")
 
-    /// SDL's device watch, made once (guarded by its own lock).
+    /// SDL's device watch, made once (guarded by its own lock). Made by the first caller that needs it (any app
+    /// thread). Not an engine command: the session is process-wide, not one player's.
     private let deviceWatch = Locked<SDLAudioDeviceWatch?>(nil)
 
     /// The sample rate asked of the device when none is preferred: what the players' devices ask for.

@@ -28,8 +28,8 @@ open class AVAsset: NSObject, NSCopying, AVAsynchronousKeyValueLoading, @uncheck
         var commonMetadata: [AVMetadataItem]
         var groups: [AVMediaSelectionGroup]
     }
-    /// Built once from the description. `Locked` (a pthread mutex) rather than `Mutex`: two threads loading the
-    /// same asset contend here, and ThreadSanitizer cannot see the ordering `Mutex`'s contended path makes on Linux.
+    /// Built once from the description; any thread loading the asset (and the loader's own queue) reads or builds it.
+    /// Not an engine command: an asset belongs to no player.
     private let objects = Locked<Objects?>(nil)
 
     /// Creates an asset for `URL`; nothing is read until a value is requested.

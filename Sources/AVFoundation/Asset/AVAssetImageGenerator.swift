@@ -37,12 +37,15 @@ open class AVAssetImageGenerator: NSObject, @unchecked Sendable {
         var requestedTimeToleranceAfter = CMTime.positiveInfinity
         var dynamicRangePolicy = DynamicRangePolicy.forceSDR
     }
-    /// The settings; any thread.
+    /// The settings; any thread. Not an engine command: a generator has no player engine.
     private let settings = Locked(Settings())
-    /// Batches not yet finished, so `cancelAllCGImageGeneration()` can reach them.
+    /// Batches not yet finished, so `cancelAllCGImageGeneration()` can reach them. Added and removed on the generator's
+    /// queue, read by any thread calling `cancelAllCGImageGeneration()`. Not an engine command: a generator has no
+    /// player engine.
     private let batches = Locked<[ObjectIdentifier: ImageBatch]>([:])
-    /// The extractor (input and decoder), kept open between batches. Created, used and dropped on `queue` only;
-    /// the lock lets `cancelAllCGImageGeneration()` interrupt it from another thread.
+    /// The extractor (input and decoder), kept open between batches. Created, used and dropped on `queue` only; the
+    /// lock lets `cancelAllCGImageGeneration()` interrupt it from another thread. Not an engine command: a generator
+    /// has no player engine.
     private let extractor = Locked<StillFrameExtractor?>(nil)
     /// Where images are made, one batch at a time.
     private let queue = DispatchQueue(label: "OpenAVFoundation.AVAssetImageGenerator")
@@ -393,6 +396,8 @@ final class ImageBatch: Sendable {
     let times: [CMTime]
     let handler: AVAssetImageGeneratorCompletionHandler
     private let finished: (@Sendable () -> Void)?
+    /// Set by any thread cancelling, read by the generator's queue between pictures. Not an engine command: a generator
+    /// has no player engine.
     private let cancelled = Locked(false)
 
     init(

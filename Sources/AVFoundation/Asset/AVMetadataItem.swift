@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 
 /// One piece of metadata: a key in a key space and its value.
 ///
@@ -26,7 +27,9 @@ open class AVMetadataItem: NSObject, NSCopying, NSMutableCopying, @unchecked Sen
         var extraAttributes: [AVMetadataExtraAttributeKey: Any]?
     }
 
-    let lock = NSLock()
+    /// Guards `fields`: the public object's values, which Apple lets any thread read (and a mutable copy's owner set).
+    /// Not an engine command: a metadata item is a value the app holds, not playback state.
+    let lock = ConditionLock()
     /// Guarded by `lock`.
     var fields: Fields
 

@@ -24,6 +24,8 @@ final class AssetLoader: Sendable {
 
     let url: URL
     let options: [String: any Sendable]
+    /// What the loader has loaded and who waits for it: the loader's queue writes, any thread asking for a value reads.
+    /// Not an engine command: an asset belongs to no player.
     private let state = Locked(State())
 
     /// Loads run here: a concurrent queue, so assets load in parallel and never on the caller's thread. (A barrier

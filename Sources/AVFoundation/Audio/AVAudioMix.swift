@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Audio processing for playback: per-track volume over time (AVFoundation's `AVAudioMix`).
@@ -6,7 +7,9 @@ import PlaybackEngine
 /// Tracks without input parameters play at volume 1. Set it on `AVPlayerItem.audioMix` (the item
 /// keeps a copy). Applies to file-based media.
 open class AVAudioMix: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
-    let lock = NSLock()
+    /// Guards `storedParameters`, which the app sets and reads on any thread and the item copies. Not an engine
+    /// command: a mix is a value the app builds; the item posts its copy to the engine.
+    let lock = ConditionLock()
     /// Guarded by `lock`.
     var storedParameters: [AVAudioMixInputParameters]
 
@@ -54,7 +57,9 @@ open class AVMutableAudioMix: AVAudioMix, @unchecked Sendable {
 
 /// How one track of an audio mix sounds: its volume over time.
 open class AVAudioMixInputParameters: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
-    let lock = NSLock()
+    /// Guards the stored values below, which the app sets and reads on any thread. Not an engine command: parameters
+    /// are a value the app builds; the item posts a copy to the engine.
+    let lock = ConditionLock()
     // Guarded by `lock`.
     var storedTrackID: CMPersistentTrackID = kCMPersistentTrackID_Invalid
     var segments: [VolumeCurve.Segment] = []

@@ -64,6 +64,8 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     }
 
     let media: Media
+    /// The player's public values: app threads set and read them, the engine's event delivery updates them. Public
+    /// type: it keeps its lock for the values it publishes.
     let state = Locked(State())
 
     /// The URL the player plays, nil for a player made from data.

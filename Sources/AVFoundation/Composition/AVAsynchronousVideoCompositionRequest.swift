@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// One picture a custom compositor is asked to compose (Apple's `AVAsynchronousVideoCompositionRequest`).
 ///
@@ -27,8 +28,10 @@ open class AVAsynchronousVideoCompositionRequest: NSObject, NSCopying, @unchecke
     /// Source frames by track ID, in the compositor's source format.
     private let sourceFrames: [CMPersistentTrackID: CVPixelBuffer]
 
-    /// Guards `outcome` and `finishCalls`.
-    private let lock = NSLock()
+    /// Guards `outcome` and `finishCalls`. The compositor finishes a request on any thread while the renderer (engine
+    /// thread) waits for the outcome. Not an engine command: the answer comes from the app's compositor, which must be
+    /// able to finish from any thread.
+    private let lock = ConditionLock()
     private let finished = DispatchSemaphore(value: 0)
     private var outcome: Outcome?
     /// How many finish calls arrived (only the first counts).

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// How an item's video tracks are combined into the pictures a player shows (Apple's `AVVideoComposition`):
 /// the render size, the instructions that apply over time and, optionally, a custom compositor class.
@@ -18,8 +19,9 @@ import Foundation
 ///
 /// Thread-safe: a lock guards every value.
 open class AVVideoComposition: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
-    /// Guards the stored values below.
-    let lock = NSLock()
+    /// Guards the stored values below. The public object's values, set and read by the app on any thread; the item
+    /// keeps a copy. Not an engine command: a composition is a value the app builds.
+    let lock = ConditionLock()
     /// Guarded by `lock`.
     var storedFrameDuration = CMTime.invalid
     var storedRenderSize = CGSize.zero

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// An instruction for the built-in compositor: during ``timeRange`` draw the tracks of ``layerInstructions``
 /// (the first on top) over a black background (Apple's `AVVideoCompositionInstruction`). Make one with
@@ -12,8 +13,9 @@ import Foundation
 open class AVVideoCompositionInstruction: NSObject, AVVideoCompositionInstructionProtocol, NSCopying,
     NSMutableCopying, @unchecked Sendable
 {
-    /// Guards the stored values below.
-    let lock = NSLock()
+    /// Guards the stored values below. Set and read by the app on any thread. Not an engine command: an instruction is
+    /// a value the app builds.
+    let lock = ConditionLock()
     /// Guarded by `lock`.
     var storedTimeRange = CMTimeRange.invalid
     var storedLayerInstructions: [AVVideoCompositionLayerInstruction] = []

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// How the built-in compositor draws one source track during an instruction: its transform, opacity and crop
 /// rectangle over time, each held or ramped (Apple's `AVVideoCompositionLayerInstruction`).
@@ -10,8 +11,9 @@ import Foundation
 ///
 /// Thread-safe: a lock guards every value.
 open class AVVideoCompositionLayerInstruction: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
-    /// Guards the stored values below.
-    let lock = NSLock()
+    /// Guards the stored values below. Set and read by the app on any thread. Not an engine command: an instruction is
+    /// a value the app builds.
+    let lock = ConditionLock()
     /// Guarded by `lock`.
     var storedTrackID: CMPersistentTrackID = kCMPersistentTrackID_Invalid
     var transforms = CompositionTimeline<CGAffineTransform>()

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Composes an item's presented pictures for one video composition: with the built-in compositor, or by asking a
@@ -22,8 +23,10 @@ final class VideoCompositionRenderer: @unchecked Sendable {
     let compositor: (any AVVideoCompositing)?
     /// Where custom compositors are called.
     private let queue = DispatchQueue(label: "oavf.video-compositor")
-    /// Guards the values below; held for a whole composition.
-    private let lock = NSLock()
+    /// Guards the values below; held for a whole composition. Taken by the engine thread composing a picture and by the
+    /// app's thread replacing the composition. Not an engine command: composing runs inside the engine's presentation
+    /// step, which cannot wait for its own mailbox.
+    private let lock = ConditionLock()
     /// The custom compositor's render context.
     private let renderContext: AVVideoCompositionRenderContext?
     /// The format custom compositors get source frames in; nil: the decoded format.

@@ -1,15 +1,21 @@
 import Foundation
+import OAVFLocking
 
 /// An item's video composition and what renders it (kept apart from the item's main state so composition has its
 /// own lock and file).
 ///
 /// Thread-safe: a lock guards every value.
 final class VideoCompositionState: @unchecked Sendable {
-    private let lock = NSLock()
-    /// Serialises ``replace(with:)`` calls (two setters racing keep one consistent compositor).
-    private let replaceLock = NSLock()
-    /// Held while a renderer is read and installed in a session, so the newest one is installed last.
-    let installLock = NSLock()
+    /// Guards the composition and its renderer: the app sets the item's `videoComposition` on any thread, the engine
+    /// thread reads the renderer when it installs it in a session. Not an engine command: the item keeps what the app
+    /// set (Apple's API stores it), and the engine reads it once per session.
+    private let lock = ConditionLock()
+    /// Serialises ``replace(with:)`` calls (two setters racing keep one consistent compositor). App threads only.
+    private let replaceLock = ConditionLock()
+    /// Held while a renderer is read and installed in a session (a command posted to the engine under it), so the
+    /// newest one is installed last; taken by the threads that set the composition or start a session. Lock order:
+    /// this lock or `replaceLock`, then `lock`.
+    let installLock = ConditionLock()
     /// Guarded by `lock`.
     private var _composition: AVVideoComposition?
     private var _renderer: VideoCompositionRenderer?

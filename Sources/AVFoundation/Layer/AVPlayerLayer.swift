@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Shows a player's video (Apple's `AVPlayerLayer`).
@@ -40,8 +41,9 @@ import PlaybackEngine
 /// Thread-safe: every member may be used from any thread. Pictures arrive on the player's engine thread and are
 /// handed to the window thread without waiting.
 open class AVPlayerLayer: NSObject, @unchecked Sendable {
-    /// Guards `state`.
-    private let lock = NSLock()
+    /// Guards `state`. The layer's public values (player, gravity, readiness, window), set by the app on any thread and
+    /// published by the engine thread's sink. Public type: it keeps its lock for the snapshot it publishes.
+    private let lock = ConditionLock()
     private var state = State()
     let observationHub = ObservationHub<AVPlayerLayer>()
     /// Receives the engine's pictures (held by the engine; refers back weakly).
@@ -348,8 +350,10 @@ extension AVPlayerLayer: AVKeyValueObservable {}
 final class PlayerLayerSink: VideoFrameSink, @unchecked Sendable {
     /// Set once in the layer's initializer.
     weak var layer: AVPlayerLayer?
-    /// Guards the `var`s below.
-    private let lock = NSLock()
+    /// Guards the `var`s below. The engine thread presents pictures under it; the layer (app threads) reads the latest
+    /// picture and sets the window. Not an engine command: `present` runs on the engine thread and must not wait for
+    /// its own mailbox.
+    private let lock = ConditionLock()
     private var session: ItemSession?
     private var picture: CVPixelBuffer?
     private var time = CMTime.invalid
@@ -414,8 +418,9 @@ final class PlayerLayerRegistry: @unchecked Sendable {
         init(_ layer: AVPlayerLayer) { self.layer = layer }
     }
 
-    /// Guards `layers`.
-    private let lock = NSLock()
+    /// Guards `layers`. Layers attach and detach on app threads; the player's engine sink reads which layer shows
+    /// video. Not an engine command: layers are the app's objects, shared by every player.
+    private let lock = ConditionLock()
     private var layers: [ObjectIdentifier: [WeakLayer]] = [:]
 
     /// Makes `layer` the newest of `player`'s; returns the one that was newest before.

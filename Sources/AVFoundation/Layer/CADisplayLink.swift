@@ -73,7 +73,8 @@ open class CADisplayLink: NSObject {
         var lastTick: Int64 = 0
     }
 
-    /// Guards everything mutable. Never held while calling the action or into the run loop.
+    /// Guards everything mutable. Never held while calling the action or into the run loop. The app's threads set it up
+    /// and the link's timer thread reads it. Not an engine command: a display link has no player engine.
     private let state: Locked<State>
 
     /// A link calling `action` on every tick.

@@ -1,8 +1,9 @@
 import Foundation
+import OAVFLocking
 import Synchronization
 
 /// Registration order of observers across all hubs: notifications of one change reach observers in
-/// the order they were registered.
+/// the order they were registered. One counter, so an `Atomic`, not a lock.
 private let nextObserverSerial = Atomic<UInt64>(0)
 
 /// One `observe(_:options:changeHandler:)` registration as hubs see it, without its key path's types
@@ -25,9 +26,12 @@ class KeyValueObserver: @unchecked Sendable {
 
     /// Registration order (unique per process).
     let serial: UInt64
-    /// Serialises read → compare → enqueue (see the type's doc).
-    let changeLock = NSLock()
-    private let stateLock = NSLock()
+    /// Serialises read → compare → enqueue (see the type's doc). Taken by whichever thread changed an observed value.
+    /// Not an engine command: observation belongs to the public objects, on the threads that change them.
+    let changeLock = ConditionLock()
+    /// Guards `valid` and `dependencies` (a leaf: taken after `changeLock`, see the type's doc). Any thread
+    /// registering, invalidating or notifying. Not an engine command: observation belongs to the public objects.
+    private let stateLock = ConditionLock()
     /// Guarded by `stateLock`.
     private var valid = true
     /// Guarded by `stateLock`: where this observer is subscribed.

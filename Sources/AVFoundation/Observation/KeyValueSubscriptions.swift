@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// The key-value observers of one object, by the key path they depend on, and where their
 /// notifications go. Owned by the object's ``ObservationHub``; observers and the
@@ -6,7 +7,9 @@ import Foundation
 ///
 /// Thread-safe; `lock` is a leaf (nothing is called while holding it).
 final class KeyValueSubscriptions: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards `table` and `_delivery`; a leaf lock. Any thread that subscribes, unsubscribes or notifies. Not an engine
+    /// command: observation belongs to the public objects.
+    private let lock = ConditionLock()
     /// Guarded by `lock`: observers by key path (spelled from the declaring class), each list in
     /// subscription order.
     private var table: [AnyKeyPath: [KeyValueObserver]] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// The token `observe(_:options:changeHandler:)` returns: Apple's `NSKeyValueObservation`.
 ///
@@ -12,8 +13,8 @@ import Foundation
 /// Differs from Apple: declared by OpenAVFoundation (swift-corelibs-foundation lacks KVO, see
 /// `NSKeyValueObservingOptions.swift`); it cannot be created directly.
 public final class NSKeyValueObservation: NSObject, @unchecked Sendable {
-    /// Guards `observer`.
-    private let lock = NSLock()
+    /// Guards `observer`. Any thread (`invalidate()`, `deinit`). Not an engine command: a token belongs to the app.
+    private let lock = ConditionLock()
     /// Nil once invalidated.
     private var observer: KeyValueObserver?
 

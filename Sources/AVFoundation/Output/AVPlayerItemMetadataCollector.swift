@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Collects the date ranges of an HTTP Live Streaming item (`EXT-X-DATERANGE`) as ``AVDateRangeMetadataGroup``s and
@@ -28,8 +29,9 @@ open class AVPlayerItemMetadataCollector: AVPlayerItemMediaDataCollector, @unche
     let classifyingLabels: Set<String>?
     private let feed = DateRangeFeed()
 
-    /// Guards every `var` below.
-    private let lock = NSLock()
+    /// Guards every `var` below. The app sets the delegate on any thread; the feed hands changes over from the engine
+    /// thread. Public type: it keeps its lock for what it publishes.
+    private let lock = ConditionLock()
     private weak var pushDelegate: (any AVPlayerItemMetadataCollectorPushDelegate)?
     private var queue: DispatchQueue?
     /// The engine the feed is registered with.
@@ -145,8 +147,10 @@ final class DateRangeFeed: PlayheadSink, @unchecked Sendable {
     /// Set once, before the feed is registered anywhere.
     var owner: WeakMetadataCollector?
 
-    /// Guards every `var` below; deliveries are handed over under it, so they keep their order.
-    private let lock = NSLock()
+    /// Guards every `var` below; deliveries are handed over under it, so they keep their order. Engine thread (playhead
+    /// steps) and the source's threads (changes). Not an engine command: it is a playhead sink called on the engine
+    /// thread, which must not wait for its own mailbox.
+    private let lock = ConditionLock()
     private var session: ItemSession?
     /// The ranges the playlist listed last.
     private var lastListed: [DateRangeDescription] = []

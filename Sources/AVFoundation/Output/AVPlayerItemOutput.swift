@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// The abstract base of the outputs that take media from a player item (Apple's `AVPlayerItemOutput`); add one
@@ -18,8 +19,9 @@ open class AVPlayerItemOutput: NSObject, @unchecked Sendable {
         var engine: PlayerEngine
     }
 
-    /// Guards every `var` below.
-    let outputLock = NSLock()
+    /// Guards every `var` below. Set by the app on any thread (delegate, suppression), read by the item's feeds on the
+    /// engine thread. Public type: it keeps its lock for what it publishes.
+    let outputLock = ConditionLock()
     /// The item the output was added to.
     private weak var item: AVPlayerItem?
     private var binding: Binding?

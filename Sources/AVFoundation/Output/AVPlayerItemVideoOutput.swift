@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Vends the item's video as `CVPixelBuffer`s to a client that pulls them, typically once per display refresh
@@ -50,8 +51,9 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     let requestedHeight: Int?
     /// Receives pictures from the engine.
     let store = VideoOutputStore()
-    /// Serialises conversions (a converter is single-threaded).
-    private let converterLock = NSLock()
+    /// Serialises conversions (a converter is single-threaded). Taken by the app's threads pulling pictures
+    /// (`copyPixelBuffer`). Not an engine command: conversion runs on the client's thread, never in the engine.
+    private let converterLock = ConditionLock()
     /// Guarded by `converterLock`; made on the first conversion (format only), or for the current input size
     /// (scaling).
     private var scaler: PixelConverter?

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// What one ``AVPlayerItemLegibleOutput`` has delivered: a playhead sink on the item's engine that compares what
@@ -12,10 +13,11 @@ final class LegibleOutputFeed: PlayheadSink, @unchecked Sendable {
     /// Set once by the output's initializer, before the feed is registered with an engine.
     var owner: WeakLegibleOutput?
 
-    /// Guards every `var` below. Deliveries are handed to the output (which queues them for its delegate) under it,
-    /// so that those the engine thread and the subtitle reader decide keep their order; nobody takes this lock while
-    /// holding the item's or the output's.
-    private let lock = NSLock()
+    /// Guards every `var` below. Deliveries are handed to the output (which queues them for its delegate) under it, so
+    /// that those the engine thread and the subtitle reader decide keep their order; nobody takes this lock while
+    /// holding the item's or the output's. Engine thread and the subtitle reader's thread. Not an engine command: a
+    /// playhead sink called on the engine thread, which must not wait for its own mailbox.
+    private let lock = ConditionLock()
     /// The session followed (the item's, while it belongs to a player).
     private var session: ItemSession?
     /// The cue store followed (the selected subtitle stream's); a new one starts a new sequence.

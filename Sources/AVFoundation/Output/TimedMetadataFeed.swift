@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// What a ``TimedMetadataFeed`` hands its owner (a metadata output, or the item for `timedMetadata`).
@@ -32,8 +33,10 @@ final class TimedMetadataFeed: PlayheadSink, @unchecked Sendable {
     /// Set once, before the feed is registered anywhere (an adapter holding its real owner weakly).
     var owner: (any TimedMetadataFeedOwner)?
 
-    /// Guards every `var` below; deliveries are handed to the owner under it, so they keep their order.
-    private let lock = NSLock()
+    /// Guards every `var` below; deliveries are handed to the owner under it, so they keep their order. Engine thread
+    /// (playhead steps) and the metadata reader. Not an engine command: a playhead sink called on the engine thread,
+    /// which must not wait for its own mailbox.
+    private let lock = ConditionLock()
     /// The session followed.
     private var session: ItemSession?
     /// Whether the followed session's store has an observer of this feed.

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// The pictures one ``AVPlayerItemVideoOutput`` holds: a video sink on the item's engine.
@@ -30,8 +31,9 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
     /// Set once by the output's initializer, before the store is registered with an engine.
     var owner: WeakOutput?
 
-    /// Guards every `var` below.
-    private let lock = NSLock()
+    /// Guards every `var` below. The engine thread appends; the app's threads (often a display link) take pictures. Not
+    /// an engine command: a client pulling once per refresh must not wait for the engine's loop.
+    private let lock = ConditionLock()
     /// The session pictures are accepted from (the item's, while it belongs to a player).
     private var session: ItemSession?
     private var entries: [Entry] = []

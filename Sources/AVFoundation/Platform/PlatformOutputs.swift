@@ -1,6 +1,7 @@
 import CoreGraphics
 import CoreVideo
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import SDLOutput
 
@@ -40,7 +41,10 @@ enum PlatformOutputs {
 /// A player's platform audio device: makes its engine's sink on the device named by `audioOutputDeviceUniqueID`, and
 /// moves the sink made last when the name changes. Thread-safe.
 final class PlatformAudioDevice: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards `deviceName` and `sink`: the app sets `audioOutputDeviceUniqueID` on any thread, the engine thread makes
+    /// sinks. Not an engine command: the device name is what the app set (Apple's API stores it); the engine asks for a
+    /// sink from its own thread.
+    private let lock = ConditionLock()
     /// Guarded by `lock`: the device name (nil: default) and the sink made last.
     private var deviceName: String?
     private weak var sink: (any AudioSink)?

@@ -1,5 +1,6 @@
 import Foundation
 import HLS
+import OAVFLocking
 import PlaybackEngine
 
 extension MediaSourceFactory {
@@ -44,7 +45,9 @@ final class WarmSourceShelf: @unchecked Sendable {
         var file: FileIdentity?
     }
 
-    private let lock = NSLock()
+    /// Guards `entries`: asset loading (any thread) shelves sources, item preparation (engine side) takes them. Not an
+    /// engine command: the shelf is shared by assets and players, none of which owns it.
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var entries: [Entry] = []
 

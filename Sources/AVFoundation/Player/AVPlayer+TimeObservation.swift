@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// The token `addPeriodicTimeObserver` / `addBoundaryTimeObserver` return. Keep it; pass it to
@@ -14,17 +15,15 @@ final class AVPlayerTimeObserverToken: NSObject, @unchecked Sendable {
 
 /// Guards a time-observer block: after removal no new call starts.
 fileprivate final class ObserverGate: @unchecked Sendable {
-    private let lock = NSLock()
-    private var open = true
+    /// Whether calls may still start: the observer's queue reads it before running the block (not under the lock),
+    /// any app thread removing the observer clears it. Not an engine command: removal must take effect at once on the
+    /// caller's thread, as Apple documents.
+    private let open = Locked(true)
     func close() {
-        lock.lock()
-        open = false
-        lock.unlock()
+        open.withLock { $0 = false }
     }
     var isOpen: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return open
+        open.current
     }
 }
 
@@ -77,7 +76,8 @@ extension AVPlayer {
 /// Gates of live time observers, by engine token (extensions cannot add stored properties). Guarded by `lock`: added
 /// and removed from any thread, each change one locked step (a read-modify-write of a copy lost concurrent adds).
 final class GateStore: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Any app thread adding or removing an observer. Not an engine command: gates belong to the public player.
+    private let lock = ConditionLock()
     private var gates: [UInt64: ObserverGate] = [:]
 
     fileprivate func insert(_ gate: ObserverGate, for token: UInt64) {

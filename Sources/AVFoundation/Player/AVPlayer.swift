@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// Plays one item at a time (`AVQueuePlayer` plays a queue).
@@ -66,7 +67,10 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         public static let interstitialEvent = WaitingReason(rawValue: "AVPlayerWaitingDuringInterstitialEventReason")
     }
 
-    let lock = NSLock()
+    /// Guards `state`: what the app set and the latest engine snapshot the player publishes, read and written by app
+    /// threads and by the engine's event delivery. Public type: it keeps its lock for the snapshot it publishes
+    /// (property reads never wait for the engine, DESIGN.md).
+    let lock = ConditionLock()
     /// Guarded by `lock`.
     var state = State()
     /// Change notification for `observe(_:options:)` and Swift Observation.

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// The presentation state of an asset played by a player.
@@ -27,7 +28,10 @@ open class AVPlayerItem: NSObject, NSCopying, @unchecked Sendable {
     /// Asset keys loaded before the item becomes ready (all keys load together here).
     public let automaticallyLoadedAssetKeys: [String]
 
-    let lock = NSLock()
+    /// Guards `state`: what the app set and the latest engine snapshot the item publishes, read and written by app
+    /// threads and by the engine's event delivery. Public type: it keeps its lock for the snapshot it publishes
+    /// (property reads never wait for the engine, DESIGN.md).
+    let lock = ConditionLock()
     /// Guarded by `lock`.
     var state = State()
     /// Change notification for `observe(_:options:)` and Swift Observation.

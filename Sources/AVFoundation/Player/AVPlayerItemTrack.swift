@@ -1,11 +1,14 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// A track of a player item: whether the item presents it, and its current frame rate.
 open class AVPlayerItemTrack: NSObject, @unchecked Sendable {
     /// The asset track behind it (not key-value observable).
     public let assetTrack: AVAssetTrack?
-    private let lock = NSLock()
+    /// Guards `enabled` and `item`: the app sets `isEnabled` on any thread. Public type: it keeps its lock for the
+    /// value it publishes; the item posts the change to the engine.
+    private let lock = ConditionLock()
     private var enabled: Bool
     private weak var item: AVPlayerItem?
 

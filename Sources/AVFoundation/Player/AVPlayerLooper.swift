@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 /// Loops an item on an `AVQueuePlayer` by keeping replicas of it in the queue (Apple's design):
 /// when a replica finishes and leaves the queue, it is re-inserted at the end, so the next loop is
@@ -31,7 +32,9 @@ open class AVPlayerLooper: NSObject, @unchecked Sendable {
     /// Replicas kept in the queue (Apple uses at least 3).
     static let replicaCount = 3
 
-    private let lock = NSLock()
+    /// Guards the looper's status, error and loop count, and its replicas: the queue player's notifications (engine
+    /// event delivery) and app threads. Public type: it keeps its lock for the values it publishes.
+    private let lock = ConditionLock()
     let observationHub = ObservationHub<AVPlayerLooper>()
     // Guarded by `lock`.
     private var _status = Status.unknown

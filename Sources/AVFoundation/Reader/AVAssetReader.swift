@@ -46,7 +46,7 @@ open class AVAssetReader: NSObject, @unchecked Sendable {
     /// Status, error and time range, shared with the outputs (which hold it, not the reader: an app may let go of
     /// the reader while it reads an output).
     let session: AssetReaderSession
-    /// The outputs added, in order; any thread.
+    /// The outputs added, in order; any thread. Not an engine command: a reader has no player engine.
     private let addedOutputs = Locked<[AVAssetReaderOutput]>([])
 
     /// A reader of `asset`.
@@ -144,7 +144,7 @@ final class AssetReaderSession: @unchecked Sendable {
 
     /// The asset read (for messages).
     let asset: AVAsset
-    /// Status, error, time range and outputs; any thread.
+    /// Status, error, time range and outputs; any thread. Not an engine command: a reader has no player engine.
     let state = Locked(State())
     /// Interrupts every output's I/O on cancel or failure (shared by their engine readers).
     let cancellation = Cancellation()

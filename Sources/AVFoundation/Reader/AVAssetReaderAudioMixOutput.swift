@@ -18,7 +18,7 @@ open class AVAssetReaderAudioMixOutput: AVAssetReaderOutput, @unchecked Sendable
     public let audioSettings: [String: Any]?
     /// The linear PCM asked for.
     private let request: PCMRequest
-    /// What the app set (any thread).
+    /// What the app set (any thread). Not an engine command: a reader has no player engine.
     private let stored = Locked((mix: AVAudioMix?.none, algorithm: AVAudioTimePitchAlgorithm.spectral))
 
     /// An output mixing `audioTracks` per `audioSettings` (nil: 32-bit float).

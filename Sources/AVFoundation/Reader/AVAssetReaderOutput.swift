@@ -35,7 +35,7 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     }
 
     /// The session of the reader the output was added to; guarded, as `add(_:)` may run on another thread than a
-    /// `copyNextSampleBuffer()`.
+    /// `copyNextSampleBuffer()`. Not an engine command: a reader has no player engine.
     private let sessionReference = Locked<AssetReaderSession?>(nil)
     /// The session of the reader the output was added to (nil before).
     var session: AssetReaderSession? {
@@ -44,7 +44,7 @@ open class AVAssetReaderOutput: NSObject, @unchecked Sendable {
     }
     /// The engine side; the lock is held while decoding, so calls on one output queue up.
     let engine = Locked(Engine())
-    /// Stored settings (any thread).
+    /// Stored settings (any thread). Not an engine command: a reader has no player engine.
     private let settings = Locked((alwaysCopies: true, randomAccess: false))
 
     /// The output's media type.

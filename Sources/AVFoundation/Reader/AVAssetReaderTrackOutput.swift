@@ -25,7 +25,8 @@ open class AVAssetReaderTrackOutput: AVAssetReaderOutput, @unchecked Sendable {
     public let outputSettings: [String: Any]?
     /// What the engine hands out.
     private let engineOutput: TrackReaderOutput
-    /// The algorithm for time-scaled audio (stored only).
+    /// The algorithm for time-scaled audio (stored only). Any thread. Not an engine command: a reader has no player
+    /// engine.
     private let algorithm = Locked(AVAudioTimePitchAlgorithm.spectral)
 
     /// An output of `track`'s samples per `outputSettings` (nil: as stored).
