@@ -38,8 +38,10 @@ play: demo
 fixtures: bootstrap
 	@scripts/make-fixtures >/dev/null
 
+# swift-format, and the one-kind-of-lock rule (scripts/check-locks: ConditionLock / Locked only).
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	@scripts/check-locks
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
