@@ -13,6 +13,18 @@ package struct ClockAnchor: Sendable, Equatable {
     package var host: UInt64
     /// How fast item time moves per host time; 0 while frozen.
     package var rate: Double
+    /// How fast item time moved before ``host`` (``rate`` unless the clock was re-based while running): a re-based
+    /// clock reads, for a host time before its anchor, what the clock it replaced read there, so that a reader that
+    /// took the host time before the new clock was published never reads back (``SnapshotStore``).
+    package var rateBefore: Double
+
+    /// A clock reading `item` at `host`, moving at `rate` (and at `rateBefore`, `rate` by default, before `host`).
+    package init(item: CMTime, host: UInt64, rate: Double, rateBefore: Double? = nil) {
+        self.item = item
+        self.host = host
+        self.rate = rate
+        self.rateBefore = rateBefore ?? rate
+    }
 
     /// A clock frozen at `item`.
     package static func frozen(at item: CMTime) -> ClockAnchor {
@@ -25,7 +37,8 @@ package struct ClockAnchor: Sendable, Equatable {
     /// The item time at `host`.
     package func time(at host: UInt64) -> CMTime {
         if rate == 0 { return item }
-        let elapsed = Double(Int64(bitPattern: host &- self.host)) * rate
+        let delta = Int64(bitPattern: host &- self.host)
+        let elapsed = Double(delta) * (delta < 0 ? rateBefore : rate)
         return item + CMTime(value: Int64(elapsed.rounded()), timescale: 1_000_000_000)
     }
 }

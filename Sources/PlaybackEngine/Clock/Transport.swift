@@ -25,6 +25,9 @@ final class Transport {
     private(set) var clock = ClockAnchor.frozen(at: .zero)
     /// Bumped at every re-anchoring that is not audio following (a pause's freeze point is valid within one epoch).
     private(set) var epoch: UInt64 = 0
+    /// The epoch the clock continues without a jump back, while playback is asked to go on (a stall stops the clock
+    /// where readers saw it, not earlier): nil after any other re-anchoring. ``SnapshotStore`` reads it.
+    private(set) var continuesEpoch: UInt64?
     /// `setRate(_:time:atHostTime:)`: a start waits for this host time and is anchored on it.
     var startGate: UInt64?
     /// Manual clocks: when a start that had to wait (for a seek or a stream switch) was asked for.
@@ -85,9 +88,12 @@ final class Transport {
         onClockChange()
     }
 
-    /// Stops the clock at `t`, which becomes the playhead.
-    func halt(at t: CMTime) {
+    /// Stops the clock at `t`, which becomes the playhead. `continuing`: playback is still asked to go on (a stall),
+    /// so readers of the published clock must not see it go back — the snapshot store stops it no earlier than what
+    /// they may have read (and ``adopt(_:)`` brings that back here).
+    func halt(at t: CMTime, continuing: Bool = false) {
         EngineThread.assertCurrent()
+        continuesEpoch = continuing && isRunning ? epoch : nil
         playhead = t
         clock = .frozen(at: t)
         isRunning = false
@@ -95,9 +101,23 @@ final class Transport {
         onClockChange()
     }
 
+    /// Takes the clock as the snapshot store published it (re-based so that no reader sees time go back while
+    /// playing; a few microseconds to milliseconds from the one set here): the engine keeps time on exactly the clock
+    /// readers see, so the difference does not add up from step to step.
+    func adopt(_ published: ClockAnchor) {
+        EngineThread.assertCurrent()
+        if isRunning {
+            clock = published
+        } else if !published.isRunning {
+            clock = published
+            playhead = published.item
+        }
+    }
+
     /// Runs the clock from item time `t` at host time `host` at `rate` (a seek landing while playing).
     func run(from t: CMTime, host: UInt64, rate: Float) {
         EngineThread.assertCurrent()
+        continuesEpoch = nil
         playhead = t
         clock = ClockAnchor(item: t, host: host, rate: effectiveRate(rate))
         isRunning = true

@@ -187,6 +187,7 @@ final class EngineCore {
         s.currentSession = items.currentSession
         s.clock = transport.isRunning ? transport.clock : .frozen(at: transport.playhead)
         s.epoch = transport.epoch
+        s.continuesEpoch = transport.continuesEpoch
         s.itemTimes = items.times
         s.rate = transport.rate
         s.algorithm = transport.algorithm
@@ -197,7 +198,7 @@ final class EngineCore {
         s.statistics.framesDropped = presenter.framesDropped
         s.statistics.stalls = loadControl.stalls
         s.reverse = reverse.statistics
-        snapshots.publish(s)
+        if let rebased = snapshots.publish(s, now: transport.hostNow) { transport.adopt(rebased) }
     }
 
     /// A lost audio device is reopened; when it cannot be, playback stops there and the player fails.
@@ -367,9 +368,12 @@ final class EngineCore {
         outbox.emit(.bufferChanged(session, state))
     }
 
-    /// Playback ran dry at `t`: wait (or pause, without automatic waiting) and report the stall.
-    func enterStall(_ session: ItemSession, at t: CMTime) {
-        transport.halt(at: t)
+    /// Playback ran dry at `time`: wait (or pause, without automatic waiting) and report the stall.
+    func enterStall(_ session: ItemSession, at time: CMTime) {
+        transport.halt(at: time, continuing: true)
+        // Where the published clock stopped: no earlier than readers saw it (a reader may have read it after this
+        // step's host time).
+        let t = transport.playhead
         audio.renderer.setActive(false)
         loadControl.enterStall()
         observers.event(at: t)

@@ -16,6 +16,8 @@ package struct EngineSnapshot: Sendable {
     package var clock = ClockAnchor.frozen(at: .zero)
     /// Bumped whenever the clock is re-anchored for a reason other than following the audio (start, stop, seek).
     package var epoch: UInt64 = 0
+    /// The epoch this snapshot's clock continues without going back although the epoch changed (a stall).
+    package var continuesEpoch: UInt64?
     /// Item times of queued items that are not current.
     package var itemTimes: [UUID: CMTime] = [:]
     /// The rate playback was asked to run at.
@@ -69,15 +71,38 @@ final class SnapshotStore: @unchecked Sendable {
     /// time); guarded by `lock`.
     private var provisionalStarts: [UUID: (sequence: UInt64, time: CMTime)] = [:]
 
-    /// Publishes `snapshot` (engine thread).
-    func publish(_ snapshot: EngineSnapshot) {
+    /// Publishes `snapshot` (engine thread); returns its clock when the store re-based it.
+    ///
+    /// While playback goes on (the clock follows the audio in one epoch, or a stall stops it), time read on any
+    /// thread never goes back: a reader may have read the old clock at any host time up to now (`now`, read under
+    /// the lock: readers take their host time before they copy a snapshot), so the new clock reads at least what the
+    /// old one read now — from now on at the engine's new rate, before now as the old clock did. The engine adopts
+    /// the returned clock (``Transport/adopt(_:)``).
+    func publish(_ snapshot: EngineSnapshot, now: () -> UInt64) -> ClockAnchor? {
         lock.lock()
+        defer { lock.unlock() }
+        var snapshot = snapshot
+        var rebased: ClockAnchor?
+        let old = published.clock
+        if snapshot.current == published.current, old.isRunning {
+            let host = now()
+            let seen = old.time(at: host)
+            if snapshot.epoch == published.epoch, snapshot.clock.isRunning, snapshot.clock != old, old.host <= host {
+                let new = snapshot.clock
+                rebased = ClockAnchor(
+                    item: max(seen, new.time(at: host)), host: host, rate: new.rate, rateBefore: old.rate)
+            } else if snapshot.continuesEpoch == published.epoch, !snapshot.clock.isRunning, seen > snapshot.clock.item
+            {
+                rebased = .frozen(at: seen)
+            }
+        }
+        if let rebased { snapshot.clock = rebased }
         published = snapshot
         if let p = provisional, snapshot.processed >= p.sequence { provisional = nil }
         if !provisionalStarts.isEmpty {
             provisionalStarts = provisionalStarts.filter { $0.value.sequence > snapshot.processed }
         }
-        lock.unlock()
+        return rebased
     }
 
     /// Posts where a session that is not playing starts through `post` (which returns the command's sequence), and

@@ -248,15 +248,18 @@ package final class PlayerEngine: @unchecked Sendable {
 
     /// The current item time of `session` (its last time when it is queued but not current; zero otherwise).
     package func currentTime(of session: ItemSession) -> CMTime {
-        snapshots.current.time(of: session, at: hostNow())
+        // The host time first, then the snapshot: the store's re-basing relies on it (``SnapshotStore/publish``).
+        let host = hostNow()
+        return snapshots.current.time(of: session, at: host)
     }
 
     /// The item time of `session` now and the rate it moves at, read from one snapshot (what `AVPlayerItem.timebase`
     /// reads): the effective rate — the one time really moves at, `.lowQualityZeroLatency`'s snapped rate — while
     /// `session` is current and its clock runs, else 0 (paused, waiting, not current).
     package func timeline(of session: ItemSession) -> (time: CMTime, rate: Double) {
+        let host = hostNow()
         let s = snapshots.current
-        let time = s.time(of: session, at: hostNow())
+        let time = s.time(of: session, at: host)
         guard s.current == session.id, s.clock.isRunning else { return (time, 0) }
         return (time, Transport.effectiveRate(s.rate, s.algorithm))
     }
