@@ -65,6 +65,13 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var eventHandler: (@Sendable (Event) -> Void)?
     /// Names the cues drawn over the pictures and their styling (``setSubtitleSource(_:)``).
     private var subtitleSource: (@Sendable () -> SubtitleSelection)?
+    /// The app's X11 window the picture is placed in (``setHost(_:frame:)``; nil: a window of its own), the
+    /// rectangle of it the layer takes, and whether the app hid the picture (``setHidden(_:)``).
+    private var host: UInt?
+    private var hostFrame: X11ChildWindow.Rect = (0, 0, 0, 0)
+    /// Counts ``attachHost(_:)`` calls.
+    private var hostAttachment = 0
+    private var appHidden = false
     /// Guarded by `snapshotReady`.
     private var snapshotRequested = false
     private var snapshot: Snapshot?
@@ -98,6 +105,15 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// The subtitle texture and the image in it.
     private var subtitleTexture: OpaquePointer?
     private var subtitleImage: SubtitleImage?
+    /// Embedded: the child window in the app's window (its `host` is the one the SDL objects were made for).
+    private var child: X11ChildWindow?
+    /// The attachment `child` was made for.
+    private var childAttachment = 0
+    /// Whether the window is placed in an app's window (set with each service; the thread then takes no SDL events,
+    /// which belong to the app).
+    fileprivate private(set) var isEmbedded = false
+    /// Whether the own window is hidden by ``setHidden(_:)``.
+    private var windowHiddenByApp = false
 
     /// A window titled `title`; it opens with the first picture presented, sized ``setContentSize(width:height:)``
     /// (else the picture's size).
@@ -166,6 +182,61 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// change shows within this; asking costs a few lock acquisitions).
     static let subtitleSourceInterval = 0.05
 
+    /// Places the picture in the app's X11 window `x11Window` instead of a window of its own (nil: back to a window
+    /// of its own), in the rectangle ``setHostFrame(_:)`` gives. Inside it only the video rectangle is covered (a
+    /// child window of that rectangle, clipped to the frame), so the app's drawing around it stays. Each call is a new
+    /// attachment, also to the same id (X11 reuses the ids of destroyed windows). Takes effect with the next draw.
+    package func attachHost(_ x11Window: UInt?) {
+        lock.withLock {
+            host = x11Window
+            hostAttachment &+= 1
+            settingsChanged = true
+        }
+    }
+
+    /// The rectangle of the app's window the picture takes (its pixels, origin top left); moving or resizing redraws
+    /// the picture on display.
+    package func setHostFrame(_ frame: (x: Int, y: Int, width: Int, height: Int)) {
+        lock.withLock {
+            hostFrame = frame
+            settingsChanged = true
+        }
+    }
+
+    /// Hides the picture (its own window, or the child in the app's window) or shows it again.
+    package func setHidden(_ hidden: Bool) {
+        lock.withLock {
+            appHidden = hidden
+            settingsChanged = true
+        }
+    }
+
+    /// The X11 window id of an SDL window the app made (`SDL_Window *`), from `SDL_GetWindowWMInfo`; nil when the
+    /// window is not an X11 one (SDL's Wayland driver, for one). Call it where the app calls SDL.
+    package static func x11WindowID(ofSDLWindow window: OpaquePointer) -> UInt? {
+        typealias GetWindowWMInfo = @convention(c) (OpaquePointer, UnsafeMutableRawPointer) -> SDL_bool
+        guard let symbol = dlsym(nil, "SDL_GetWindowWMInfo") else { return nil }
+        let getInfo = unsafeBitCast(symbol, to: GetWindowWMInfo.self)
+        // `SDL_SysWMinfo`: SDL_version (3 bytes), SDL_SYSWM_TYPE subsystem (int, at 4), then the union (at 8):
+        // for X11 `Display *display; Window window;`. The union is padded to 64 bytes.
+        let info = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 16)
+        defer { info.deallocate() }
+        info.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
+        var version = SDL_version()
+        SDL_GetVersion(&version)
+        info.storeBytes(of: version, as: SDL_version.self)
+        guard getInfo(window, info) == SDL_TRUE else { return nil }
+        let subsystemX11: Int32 = 2
+        guard info.load(fromByteOffset: 4, as: Int32.self) == subsystemX11 else { return nil }
+        let id = info.load(fromByteOffset: 16, as: UInt.self)
+        return id == 0 ? nil : id
+    }
+
+    /// The name of SDL's current video driver (`x11`, `wayland`, …), or "none" before SDL's video starts.
+    package static var videoDriverName: String {
+        SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "none"
+    }
+
     /// Starts showing pictures (registers with the window thread). Called again after ``close()`` it reopens.
     package func open() {
         SDLVideoThread.shared.register(self)
@@ -212,6 +283,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         let (picture, changed, title, contentSize) = (pending, settingsChanged, self.title, self.contentSize)
         let (gravity, displaySize, rotation) = (self.gravity, self.displaySize, self.rotation)
         let source = subtitleSource
+        let (host, hostFrame, appHidden, attachment) = (self.host, self.hostFrame, self.appHidden, hostAttachment)
         let resize = window == nil ? nil : requestedSize
         if resize != nil { requestedSize = nil }
         pending = nil
@@ -238,7 +310,49 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         }
         // Cues decoded after their picture was drawn (the stream is still being read while paused).
         if let windowSubtitles, windowSubtitles.version != drawnSubtitleVersion { needsDraw = true }
+        // From a window of its own to an app's window, back, or to another app window: start again.
+        if (host != child?.host || attachment != childAttachment) && (window != nil || child != nil) {
+            destroySDLObjects()
+            child?.destroy()
+            child = nil
+            (failed, hidden) = (false, false)
+        }
+        isEmbedded = host != nil
+        if let child {
+            if child.pollEvents() { needsDraw = true }
+            // The app destroyed its window: nothing to draw into until it gives another.
+            if child.isDestroyed {
+                if window != nil { destroySDLObjects() }
+                return
+            }
+        }
         guard let shown, needsDraw, !failed, !hidden else { return }
+        if let host {
+            guard
+                prepareEmbedded(
+                    in: host, attachment: attachment, frame: hostFrame, hidden: appHidden, picture: shown.buffer)
+            else { return }
+        } else if appHidden && window == nil {
+            return  // opened when shown
+        } else if !prepareOwnWindow(title: title, contentSize: contentSize, displaySize: displaySize, resize: resize) {
+            return
+        } else if let window, appHidden != windowHiddenByApp {
+            if appHidden { SDL_HideWindow(window) } else { SDL_ShowWindow(window) }
+            windowHiddenByApp = appHidden
+        }
+        if appHidden { return }
+        if picture != nil || texture == nil { upload(shown.buffer) }
+        draw(time: shown.time)
+        needsDraw = false
+    }
+
+    /// Makes the window of its own if there is none, applies a requested size and the title; false if the window
+    /// cannot be made (then nothing more is tried until it is closed and opened again).
+    private func prepareOwnWindow(
+        title: String, contentSize: (width: Int, height: Int)?, displaySize: (width: Double, height: Double)?,
+        resize: (width: Int, height: Int)?
+    ) -> Bool {
+        guard let shown else { return false }
         if window == nil {
             let size =
                 contentSize
@@ -246,7 +360,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
                 ?? (CVPixelBufferGetWidth(shown.buffer), CVPixelBufferGetHeight(shown.buffer))
             guard createWindow(title: title, width: size.0, height: size.1) else {
                 failed = true
-                return
+                return false
             }
         }
         if let window, let resize {
@@ -256,9 +370,53 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
             SDL_SetWindowTitle(window, title)
             windowTitle = title
         }
-        if picture != nil || texture == nil { upload(shown.buffer) }
-        draw(time: shown.time)
-        needsDraw = false
+        return true
+    }
+
+    /// Places the child window in the app's window `host` over the part of `frame` the video rectangle covers (per
+    /// gravity, display size and rotation of `picture`), made on first need, and an SDL window and renderer on it
+    /// (made again when its size changes, so that SDL's idea of the size is the child's). False when there is
+    /// nothing to draw: hidden, an empty rectangle, or the child or renderer could not be made (`failed`).
+    private func prepareEmbedded(
+        in host: UInt, attachment: Int, frame: X11ChildWindow.Rect, hidden: Bool, picture: CVPixelBuffer
+    ) -> Bool {
+        let quarterTurn = windowRotation == 90 || windowRotation == 270
+        let (w, h) = (Double(CVPixelBufferGetWidth(picture)), Double(CVPixelBufferGetHeight(picture)))
+        let pictureSize = windowDisplaySize ?? (quarterTurn ? (h, w) : (w, h))
+        let video = windowGravity.videoRect(
+            picture: pictureSize, output: (Double(frame.width), Double(frame.height)))
+        let (x0, y0) = (max(0, Int(video.x.rounded())), max(0, Int(video.y.rounded())))
+        let x1 = min(frame.width, Int((video.x + video.width).rounded()))
+        let y1 = min(frame.height, Int((video.y + video.height).rounded()))
+        let rect = (x: frame.x + x0, y: frame.y + y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+        let visible = !hidden && rect.width > 0 && rect.height > 0
+        if child == nil {
+            guard let made = X11ChildWindow(host: host) else {
+                failed = true
+                return false
+            }
+            child = made
+            childAttachment = attachment
+        }
+        guard let child else { return false }
+        if window != nil, child.rect.map({ ($0.width, $0.height) != (rect.width, rect.height) }) ?? true {
+            destroySDLObjects()
+        }
+        child.place(rect, visible: visible)
+        guard visible else { return false }
+        if window == nil {
+            guard let made = SDL_CreateWindowFrom(UnsafeRawPointer(bitPattern: child.id)) else {
+                failed = true
+                return false
+            }
+            guard let renderer = SDL_CreateRenderer(made, -1, 0) else {
+                SDL_DestroyWindow(made)
+                failed = true
+                return false
+            }
+            (window, self.renderer) = (made, renderer)
+        }
+        return true
     }
 
     /// Handles an event addressed to this window.
@@ -279,7 +437,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     fileprivate var windowID: UInt32? { window.map { SDL_GetWindowID($0) } }
 
     /// Whether the window is open and not hidden by a close request (window thread).
-    fileprivate var isVisible: Bool { window != nil && !hidden }
+    fileprivate var isVisible: Bool { window != nil && !hidden && !isEmbedded }
 
     /// Hands `event` to the event handler, if any (window thread).
     fileprivate func send(_ event: Event) {
@@ -492,16 +650,26 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         snapshotReady.broadcast()
     }
 
-    /// Releases the texture, renderer and window.
+    /// Releases the texture, renderer and window, and the child window in an app's window.
     fileprivate func destroy() {
+        destroySDLObjects()
+        child?.destroy()
+        child = nil
+        (shown, scaler) = (nil, nil)
+        (failed, hidden, needsDraw, windowHiddenByApp) = (false, false, false, false)
+    }
+
+    /// Releases the textures, renderer and SDL window (for an app's window, SDL's wrapper of the child, not the
+    /// child); the picture on display is kept, to be uploaded again.
+    private func destroySDLObjects() {
         if let texture { SDL_DestroyTexture(texture) }
         if let subtitleTexture { SDL_DestroyTexture(subtitleTexture) }
         (subtitleTexture, subtitleImage, subtitleRenderer, subtitleRendererFailed) = (nil, nil, nil, false)
         drawnSubtitleVersion = nil
         if let renderer { SDL_DestroyRenderer(renderer) }
         if let window { SDL_DestroyWindow(window) }
-        (texture, renderer, window, textureFormat, shown, scaler) = (nil, nil, nil, nil, nil, nil)
-        (failed, hidden, needsDraw) = (false, false, false)
+        (texture, renderer, window, textureFormat) = (nil, nil, nil, nil)
+        needsDraw = true
     }
 }
 
@@ -569,6 +737,11 @@ final class SDLVideoThread: @unchecked Sendable {
             guard let (active, retired) = work else { return }
             for window in retired { window.destroy() }
             for window in active { window.service() }
+            // Windows placed in an app's windows only: SDL's events are the app's (an SDL app reads them itself).
+            if active.allSatisfy(\.isEmbedded) {
+                usleep(4000)
+                continue
+            }
             guard SDL_WaitEventTimeout(&event, 4) != 0 else { continue }
             repeat {
                 switch event.type {

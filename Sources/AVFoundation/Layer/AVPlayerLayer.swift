@@ -63,6 +63,9 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
         var windowEventHandler: (@Sendable (AVPlayerLayerWindowEvent) -> Void)?
         /// The item whose first picture was presented (ready for display while it is the current item).
         weak var readyItem: AVPlayerItem?
+        /// The app's X11 window the layer is placed in (``oavfAttach(toHostWindow:)``); nil: a window of its own.
+        var hostWindow: UInt?
+        var isHidden = false
     }
 
     /// A layer showing `player`'s video, as Apple's `init(player:)`. It becomes the layer that shows the player's
@@ -88,6 +91,10 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
 
     func read<T>(_ body: (State) -> T) -> T {
         lock.withLock { body(state) }
+    }
+
+    func write(_ body: (inout State) -> Void) {
+        lock.withLock { body(&state) }
     }
 
     // MARK: Player
@@ -178,6 +185,7 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
             observationHub.withMutation(of: self, keyPaths: [\.frame, \.bounds, \.videoRect]) {
                 lock.withLock { state.frame = newValue }
             }
+            placeInHostWindow()
             sizeWindowToFrame()
         }
     }
@@ -192,6 +200,7 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
             observationHub.withMutation(of: self, keyPaths: [\.frame, \.bounds, \.videoRect]) {
                 lock.withLock { state.frame.size = newValue.standardized.size }
             }
+            placeInHostWindow()
             sizeWindowToFrame()
         }
     }
@@ -199,11 +208,23 @@ open class AVPlayerLayer: NSObject, @unchecked Sendable {
     /// The window takes the layer's size (a layer's frame is where it is drawn): at once when it is open, when it
     /// opens otherwise. A zero size leaves the window at the video's presentation size.
     private func sizeWindowToFrame() {
-        let size = read { $0.frame.standardized.size }
+        let (size, hosted) = read { ($0.frame.standardized.size, $0.hostWindow != nil) }
+        guard !hosted else { return }
         let (width, height) = (Int(size.width.rounded()), Int(size.height.rounded()))
         guard width > 0, height > 0 else { return }
         window.setContentSize(width: width, height: height)
         window.resize(width: width, height: height)
+    }
+
+    /// Whether the layer is hidden, as `CALayer`'s `isHidden`: a hidden layer draws nothing (its own window is
+    /// hidden; in an app's window the picture is taken away, showing the app's drawing under it) and keeps playing.
+    /// False by default. Not animated.
+    open var isHidden: Bool {
+        get { read { $0.isHidden } }
+        set {
+            lock.withLock { state.isHidden = newValue }
+            window.setHidden(newValue)
+        }
     }
 
     /// How the video fills the bounds (and the window), as Apple's `videoGravity`; `.resizeAspect` by default.

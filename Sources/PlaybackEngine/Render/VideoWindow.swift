@@ -22,6 +22,14 @@ package protocol VideoWindow: VideoFrameSink {
     /// Calls `handler` with each key pressed in the window and each close request (nil: none), on the window's own
     /// thread: the handler must return quickly and hand the event on.
     func setEventHandler(_ handler: (@Sendable (WindowEvent) -> Void)?)
+    /// Places the picture in the app's X11 window `x11Window` (each call a new attachment, even to the same id: X11
+    /// reuses the ids of destroyed windows), only the video rectangle inside the frame covered; nil: a window of its
+    /// own.
+    func attachHost(_ x11Window: UInt?)
+    /// The rectangle of the app's window the picture takes (its pixels, origin top left).
+    func setHostFrame(_ frame: (x: Int, y: Int, width: Int, height: Int))
+    /// Hides the picture, or shows it again.
+    func setHidden(_ hidden: Bool)
     /// Starts showing pictures; after ``close()`` it opens again.
     func open()
     /// Closes the window and forgets the picture.
