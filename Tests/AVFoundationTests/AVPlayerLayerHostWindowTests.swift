@@ -1,3 +1,4 @@
+import CSDL2
 import Foundation
 import PlaybackEngine
 import SDLOutput
@@ -135,6 +136,62 @@ final class AVPlayerLayerHostWindowTests: XCTestCase {
         XCTAssertEqual(v.frames.entries.last?.index, 35, "playback went on after the detach")
         XCTAssertEqual(v.player.currentTime().seconds, 35.0 / 30, accuracy: 0.5 / 30)
         XCTAssertNil(second.screenshot()?.videoBounds(), "nothing drawn in the app's window after the detach")
+    }
+
+    /// An SDL app in this process: its window, its UI drawn with SDL's renderer (the bar and background of
+    /// ``X11TestApp``) and redrawn while the video shows, and its own events, which the layer's window thread leaves
+    /// in SDL's queue for the app.
+    func test_sdlHostWindow_showsTheFrame_keepsTheAppsDrawingAndEvents() throws {
+        XCTAssertEqual(SDL_InitSubSystem(SDL_INIT_VIDEO), 0, String(cString: SDL_GetError()))
+        defer { SDL_QuitSubSystem(SDL_INIT_VIDEO) }
+        let window = try XCTUnwrap(SDL_CreateWindow("app", 0, 0, 320, 260, SDL_WINDOW_SHOWN.rawValue))
+        defer { SDL_DestroyWindow(window) }
+        let renderer = try XCTUnwrap(SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue))
+        defer { SDL_DestroyRenderer(renderer) }
+        func drawUI() {
+            let (bg, bar) = (X11TestApp.background, X11TestApp.bar)
+            SDL_SetRenderDrawColor(renderer, UInt8(bg >> 16), UInt8((bg >> 8) & 0xFF), UInt8(bg & 0xFF), 255)
+            SDL_RenderClear(renderer)
+            SDL_SetRenderDrawColor(renderer, UInt8(bar >> 16), UInt8((bar >> 8) & 0xFF), UInt8(bar & 0xFF), 255)
+            var top = SDL_Rect(x: 0, y: 0, w: 320, h: Int32(X11TestApp.barHeight))
+            SDL_RenderFillRect(renderer, &top)
+            SDL_RenderPresent(renderer)
+        }
+        drawUI()
+        let id = try XCTUnwrap(SDLVideoWindow.x11WindowID(ofSDLWindow: window), "an X11 window")
+        let app = try X11TestApp(existing: id, width: 320, height: 260)
+
+        let v = VirtualPlayer(mode: .manual)
+        let layer = AVPlayerLayer(player: v.player)
+        defer { layer.player = nil }
+        layer.frame = CGRect(x: 0, y: 20, width: 320, height: 240)
+        try layer.oavfAttach(toSDLWindow: window)
+        XCTAssertEqual(layer.oavfHostWindowID, id)
+        v.player.replaceCurrentItem(with: AVPlayerItem(url: try fixture(.h264AAC)))
+        waitUntil("first picture") { layer.isReadyForDisplay }
+        seek(v.player, to: 1.0)
+        let rect = (x: 0, y: 20, width: 320, height: 240)
+        XCTAssertNotNil(app.screenshot { $0.frameIndex(in: rect) == 30 }, "frame 30 in the SDL window")
+
+        // The app redraws its whole window: the video stays on top of it, the rest is the app's.
+        drawUI()
+        let redrawn = try XCTUnwrap(app.screenshot { $0.frameIndex(in: rect) == 30 }, "frame 30 after a redraw")
+        XCTAssertEqual(redrawn.foreignPixels(outside: rect), 0, "\(describe(redrawn, rect))")
+
+        // An event of the app's stays in SDL's queue while the layer draws (its window thread takes none).
+        let type = SDL_RegisterEvents(1)
+        var pushed = SDL_Event()
+        pushed.user.type = type
+        pushed.user.code = 42
+        XCTAssertEqual(SDL_PushEvent(&pushed), 1)
+        seek(v.player, to: 0.5)
+        XCTAssertNotNil(app.screenshot { $0.frameIndex(in: rect) == 15 }, "frame 15 drawn meanwhile")
+        var event = SDL_Event()
+        var found = false
+        while SDL_PollEvent(&event) != 0 {
+            if event.type == type && event.user.code == 42 { found = true }
+        }
+        XCTAssertTrue(found, "the app's event reached the app")
     }
 
     func test_attach_toAWindowThatDoesNotExist_throwsOperationNotAllowed() throws {

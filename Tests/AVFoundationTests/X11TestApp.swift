@@ -77,6 +77,14 @@ final class X11TestApp {
         drawBar()
     }
 
+    /// Reads back a window someone else made (an SDL app's); never destroys it.
+    init(existing window: UInt, width: Int, height: Int) throws {
+        x11 = try XCTUnwrap(X11Library.shared, "libX11")
+        display = try XCTUnwrap(x11.openDisplay(nil), "an X11 connection")
+        (self.window, self.width, self.height) = (window, width, height)
+        destroyed = true
+    }
+
     deinit {
         destroy()
         _ = x11.closeDisplay(display)
