@@ -7,6 +7,9 @@
 //     swift run SDLGLPlayer movie.mp4 --check 2.5     seek to 2.5 s, draw, read the frame index back from the
 //                                                     framebuffer (glReadPixels), play a second, pause, check again
 //
+//     swift run SDLGLPlayer movie.mp4 --bench 20      play 20 s, then print how many ticks a second the loop held
+//                                                     and what one pull + texture upload cost (median, p99)
+//
 // --check reads the index the fixture pictures carry (16 bands across the top eighth, band i white when bit i is set)
 // from the window's pixels, and checks the bar, the border and the background are the app's colours. It prints
 // what it read and exits 1 on any mismatch. Under Xvfb it runs on Mesa's software GL.
@@ -34,6 +37,10 @@ guard let path = arguments.first else {
     print("usage: SDLGLPlayer FILE [--check SECONDS]")
     exit(2)
 }
+let benchSeconds: Double? = {
+    guard let i = arguments.firstIndex(of: "--bench"), i + 1 < arguments.endIndex else { return nil }
+    return Double(arguments[i + 1])
+}()
 let checkTime: Double? = {
     guard let i = arguments.firstIndex(of: "--check"), i + 1 < arguments.endIndex else { return nil }
     return Double(arguments[i + 1])
@@ -277,6 +284,9 @@ final class Flag: @unchecked Sendable {
 
 var running = true
 var failed = false
+/// --bench: when each tick ended, and what each pull + upload cost (seconds).
+var ticks: [Double] = []
+var pullCosts: [Double] = []
 /// --check: the steps, in order.
 enum Step { case seeking, playing(until: Double), pausing, done }
 var step = Step.seeking
@@ -292,13 +302,22 @@ let link = CADisplayLink(oavfHandler: { link in
         }
     }
     // Pull the picture due at the next refresh (Apple's pattern).
+    let start = CACurrentMediaTime()
     let t = output.itemTime(forHostTime: link.targetTimestamp)
     if output.hasNewPixelBuffer(forItemTime: t) {
         var shown = CMTime.invalid
-        if let buffer = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown) { show(buffer, at: shown) }
+        if let buffer = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown) {
+            show(buffer, at: shown)
+            // --bench: glFinish so the upload's cost is in the measurement, not deferred to the swap.
+            if benchSeconds != nil {
+                glFinish()
+                pullCosts.append(CACurrentMediaTime() - start)
+            }
+        }
     }
     draw()
     SDL_GL_SwapWindow(window)
+    ticks.append(CACurrentMediaTime())
 })
 link.add(to: .main, forMode: .common)
 
@@ -349,6 +368,26 @@ if let checkTime {
         print("the check did not finish")
         failed = true
     }
+} else if let benchSeconds {
+    player.play()
+    while player.currentTime().seconds < 1 {
+        _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.01))
+    }
+    // From the first second on (start-up excluded).
+    ticks.removeAll()
+    pullCosts.removeAll()
+    let end = Date().addingTimeInterval(benchSeconds)
+    while running && Date() < end { _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.01)) }
+    let sorted = pullCosts.sorted()
+    func percentile(_ p: Double) -> Double {
+        sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+    let span = (ticks.last ?? 0) - (ticks.first ?? 0)
+    print(
+        String(
+            format: "bench: loop_fps=%.2f pictures=%d pull_upload_ms_median=%.3f pull_upload_ms_p99=%.3f",
+            Double(ticks.count - 1) / max(span, 1e-9), pullCosts.count, percentile(0.5) * 1000, percentile(0.99) * 1000)
+    )
 } else {
     player.play()
     let ended = Flag()
