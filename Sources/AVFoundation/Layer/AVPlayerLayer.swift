@@ -27,6 +27,9 @@ import PlaybackEngine
 ///   with `frame`'s size; setting `bounds` changes `frame`'s size and keeps its origin.
 /// - The window's size follows the picture when it opens, then the user's resizing; `frame` does not move or
 ///   resize it. The window letterboxes per ``videoGravity`` in its own size.
+/// - ``oavfAttach(toHostWindow:)`` / ``oavfAttach(toSDLWindow:)`` (OpenAVFoundation extensions) place the video in
+///   an X11 window the app owns instead, at ``frame`` in it (the window's pixels, origin top left), covering only the
+///   video rectangle; ``isHidden`` hides it. See those methods for what Wayland gets.
 /// - Several layers may share a player, but only the most recently attached one (made with, or given, the player)
 ///   shows video; older layers keep ``isReadyForDisplay`` false. When the newest goes away the next newest takes
 ///   over with the next picture presented. A new layer takes over the older layer's picture on display, but a
