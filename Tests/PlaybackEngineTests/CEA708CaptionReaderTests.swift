@@ -16,8 +16,7 @@ final class CEA708CaptionReaderTests: XCTestCase {
             source: FFmpegSource(url: try Fixtures.url(fixture)), streamIndex: 0, timeOrigin: .zero,
             closedCaptions: true, captionService: service)
         reader.start()
-        let deadline = Date().addingTimeInterval(60)
-        while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+        XCTAssertTrue(reader.store.waitUntilComplete(), "the reader finished")
         reader.stop()
         XCTAssertTrue(reader.store.isComplete)
         XCTAssertNil(reader.store.failure)

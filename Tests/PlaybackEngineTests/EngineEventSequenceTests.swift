@@ -10,28 +10,23 @@ import XCTest
 /// from its own copy.
 final class EngineEventSequenceTests: XCTestCase {
     /// Time-control reports with the command each is as of.
-    private final class Reports: @unchecked Sendable {
-        private let lock = NSLock()
-        private var entries: [(TimeControl, UInt64)] = []
+    private final class Reports: Sendable {
+        private let entries = Awaitable<[(TimeControl, UInt64)]>([])
 
         func record(_ event: EngineEvent, asOf: UInt64) {
             guard case .timeControlChanged(let t) = event else { return }
-            lock.withLock { entries.append((t, asOf)) }
+            entries.update { $0.append((t, asOf)) }
         }
 
         /// The first report as of `sequence` or later, waiting for it.
         func answer(to sequence: UInt64) -> TimeControl? {
-            let deadline = Date().addingTimeInterval(EngineHarness.timeout)
-            while Date() < deadline {
-                if let hit = lock.withLock({ entries.first { $0.1 >= sequence } }) { return hit.0 }
-                usleep(1000)
-            }
-            return nil
+            entries.wait { $0.contains { $0.1 >= sequence } }
+            return entries.current.first { $0.1 >= sequence }?.0
         }
 
-        /// Whether a report of `t` as of `sequence` or later arrived.
-        func has(_ t: TimeControl, asOf sequence: UInt64) -> Bool {
-            lock.withLock { entries.contains { $0.0 == t && $0.1 >= sequence } }
+        /// Waits for a report of `t` as of `sequence` or later; whether it arrived.
+        func waitFor(_ t: TimeControl, asOf sequence: UInt64) -> Bool {
+            entries.wait { $0.contains { $0.0 == t && $0.1 >= sequence } }
         }
     }
 
@@ -52,9 +47,7 @@ final class EngineEventSequenceTests: XCTestCase {
             first == .playing || first == .waiting(.evaluatingBufferingRate), "got \(String(describing: first))")
 
         // Already playing at 1: a rate of 2 leaves the time control as it was, and the engine still answers.
-        let deadline = Date().addingTimeInterval(EngineHarness.timeout)
-        while !reports.has(.playing, asOf: play), Date() < deadline { usleep(1000) }
-        XCTAssertTrue(reports.has(.playing, asOf: play), "playing once ready")
+        XCTAssertTrue(reports.waitFor(.playing, asOf: play), "playing once ready")
         let faster = h.engine.setRate(2)
         XCTAssertGreaterThan(faster, play)
         XCTAssertEqual(reports.answer(to: faster), .playing, "the unchanged time control is confirmed")

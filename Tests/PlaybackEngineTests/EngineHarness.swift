@@ -201,14 +201,8 @@ final class EngineHarness: @unchecked Sendable {
 
     /// Waits until the picture recorder has `count` pictures; fails the test otherwise.
     func waitForPictures(_ count: Int, file: StaticString = #filePath, line: UInt = #line) {
-        let deadline = Date().addingTimeInterval(Self.timeout)
-        while pictures.entries.count < count {
-            if Date() > deadline {
-                XCTFail(
-                    "timed out waiting for \(count) pictures, have \(pictures.entries.count)", file: file, line: line)
-                return
-            }
-            usleep(1000)
+        if !pictures.wait(forCount: count) {
+            XCTFail("timed out waiting for \(count) pictures, have \(pictures.entries.count)", file: file, line: line)
         }
     }
 
@@ -312,8 +306,8 @@ final class PictureRecorder: VideoFrameSink, @unchecked Sendable {
     }
 
     private let names: SessionNames
-    private let lock = NSLock()
-    private var storage: [Entry] = []
+    /// What was presented; waited on by ``wait(forCount:)``.
+    private let storage = Awaitable<[Entry]>([])
 
     init(names: SessionNames) {
         self.names = names
@@ -321,13 +315,18 @@ final class PictureRecorder: VideoFrameSink, @unchecked Sendable {
 
     func present(_ frame: VideoFrame, itemTime: CMTime, session: ItemSession) {
         let entry = Entry(item: names.name(of: session), time: itemTime, frameIndex: frameIndex(of: frame.pixelBuffer))
-        lock.withLock { storage.append(entry) }
+        storage.update { $0.append(entry) }
     }
 
     func flush(session: ItemSession?) {}
 
-    var entries: [Entry] { lock.withLock { storage } }
+    var entries: [Entry] { storage.current }
+
+    /// Waits until `count` pictures were recorded; false if they were not (a hang).
+    func wait(forCount count: Int) -> Bool {
+        storage.wait { $0.count >= count }
+    }
 
     /// Forgets what was recorded.
-    func reset() { lock.withLock { storage.removeAll() } }
+    func reset() { storage.update { $0.removeAll() } }
 }

@@ -96,8 +96,7 @@ final class SubtitleRendererTests: XCTestCase {
         let reader = SubtitleTrackReader(
             source: FFmpegSource(url: try Fixtures.url(.subtitles)), streamIndex: 2, timeOrigin: .zero)
         reader.start()
-        let deadline = Date().addingTimeInterval(30)
-        while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+        XCTAssertTrue(reader.store.waitUntilComplete(), "the reader finished")
         reader.stop()
         let store = reader.store
         XCTAssertTrue(store.isComplete)
@@ -132,8 +131,7 @@ final class SubtitleRendererTests: XCTestCase {
             source: FFmpegSource(url: try Fixtures.url(.captions608)), streamIndex: 0, timeOrigin: .zero,
             closedCaptions: true)
         reader.start()
-        let deadline = Date().addingTimeInterval(30)
-        while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+        XCTAssertTrue(reader.store.waitUntilComplete(), "the reader finished")
         reader.stop()
         let store = reader.store
         XCTAssertTrue(store.isComplete)
@@ -157,8 +155,7 @@ final class SubtitleRendererTests: XCTestCase {
                 source: FFmpegSource(url: try Fixtures.url(.captions708)), streamIndex: 0, timeOrigin: .zero,
                 closedCaptions: true, captionService: .cea708(service: service))
             reader.start()
-            let deadline = Date().addingTimeInterval(30)
-            while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+            XCTAssertTrue(reader.store.waitUntilComplete(), "the reader finished")
             reader.stop()
             XCTAssertTrue(reader.store.isComplete)
             return reader.store

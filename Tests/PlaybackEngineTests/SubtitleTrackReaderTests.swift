@@ -14,8 +14,7 @@ final class SubtitleTrackReaderTests: XCTestCase {
         let reader = SubtitleTrackReader(
             source: FFmpegSource(url: try Fixtures.url(fixture)), streamIndex: index, timeOrigin: .zero)
         reader.start()
-        let deadline = Date().addingTimeInterval(30)
-        while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+        XCTAssertTrue(reader.store.waitUntilComplete(), "the reader finished")
         reader.stop()
         XCTAssertTrue(reader.store.isComplete, "read to the end")
         XCTAssertNil(reader.store.failure)
@@ -139,8 +138,7 @@ final class ClosedCaptionReaderTests: XCTestCase {
             source: FFmpegSource(url: try Fixtures.url(.captions608)), streamIndex: 0, timeOrigin: .zero,
             closedCaptions: true)
         reader.start()
-        let deadline = Date().addingTimeInterval(30)
-        while !reader.store.isComplete && Date() < deadline { usleep(2000) }
+        XCTAssertTrue(reader.store.waitUntilComplete(), "the reader finished")
         reader.stop()
         let store = reader.store
         XCTAssertTrue(store.isComplete)

@@ -1,0 +1,76 @@
+import Dispatch
+import PlaybackEngine
+
+/// A value that threads change and a test waits on: every ``update(_:)`` wakes the waiters, so a test waits for the
+/// event itself (a report the engine sent, a picture presented, a store that finished) instead of sleeping and
+/// polling.
+///
+/// The only real time involved is ``hangGuard``: how long a wait lasts before the test fails as hung. It tells a hang
+/// from a loaded machine and is never a measurement; a wait that gets its event returns at once.
+///
+/// Thread-safe: any thread may update, read and wait.
+public final class Awaitable<Value>: @unchecked Sendable {
+    /// How long ``wait(until:)`` waits for its event before it gives up (seconds): far longer than any event takes on
+    /// a machine whose cores are busy with other builds, short enough that a hang fails the test, not the run.
+    public static var hangGuard: Double { 60 }
+
+    /// Guards `value`; its condition is broadcast after every update.
+    private let lock = ConditionLock()
+    /// Guarded by `lock`.
+    private var value: Value
+
+    /// Creates one holding `value`.
+    public init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Changes the value and wakes every waiter; returns what `body` returns.
+    @discardableResult
+    public func update<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        let result = body(&value)
+        lock.broadcast()
+        lock.unlock()
+        return result
+    }
+
+    /// The value now.
+    public var current: Value { lock.withLock { value } }
+
+    /// Waits until `predicate` holds for the value, checked now and after every update. False if it still does not
+    /// after ``hangGuard`` seconds.
+    @discardableResult
+    public func wait(until predicate: (Value) -> Bool) -> Bool {
+        let start = DispatchTime.now().uptimeNanoseconds
+        lock.lock()
+        defer { lock.unlock() }
+        while !predicate(value) {
+            let waited = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            if waited >= Self.hangGuard { return false }
+            _ = lock.wait(timeout: Self.hangGuard - waited)
+        }
+        return true
+    }
+}
+
+extension SubtitleCueStore {
+    /// Waits until the store finished (its reader reached the end or failed), told by the store's observer, not by
+    /// polling; false after ``Awaitable/hangGuard`` seconds.
+    @discardableResult
+    package func waitUntilComplete() -> Bool {
+        let changed = Awaitable(0)
+        addObserver { changed.update { $0 += 1 } }
+        return changed.wait { _ in self.isComplete }
+    }
+}
+
+extension TimedMetadataStore {
+    /// Waits until the store finished (its reader reached the end or failed), told by the store's observer, not by
+    /// polling; false after ``Awaitable/hangGuard`` seconds.
+    @discardableResult
+    package func waitUntilComplete() -> Bool {
+        let changed = Awaitable(0)
+        addObserver { changed.update { $0 += 1 } }
+        return changed.wait { _ in self.isComplete }
+    }
+}
