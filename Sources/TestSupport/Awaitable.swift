@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import PlaybackEngine
 
 /// A value that threads change and a test waits on: every ``update(_:)`` wakes the waiters, so a test waits for the
@@ -54,13 +55,20 @@ public final class Awaitable<Value>: @unchecked Sendable {
 }
 
 extension SubtitleCueStore {
-    /// Waits until the store finished (its reader reached the end or failed), told by the store's observer, not by
-    /// polling; false after ``Awaitable/hangGuard`` seconds.
+    /// Waits until `condition` holds, looking again whenever the store changes (its observer), not by polling;
+    /// false after ``Awaitable/hangGuard`` seconds.
     @discardableResult
-    package func waitUntilComplete() -> Bool {
+    package func wait(until condition: () -> Bool) -> Bool {
         let changed = Awaitable(0)
         addObserver { changed.update { $0 += 1 } }
-        return changed.wait { _ in self.isComplete }
+        return changed.wait { _ in condition() }
+    }
+
+    /// Waits until the store finished (its reader reached the end or failed); false after ``Awaitable/hangGuard``
+    /// seconds.
+    @discardableResult
+    package func waitUntilComplete() -> Bool {
+        wait { isComplete }
     }
 }
 
@@ -72,5 +80,26 @@ extension TimedMetadataStore {
         let changed = Awaitable(0)
         addObserver { changed.update { $0 += 1 } }
         return changed.wait { _ in self.isComplete }
+    }
+}
+
+/// Waits for a state that offers no event to wait on — a thread reaching its wait on a virtual clock
+/// (`VirtualClock.pendingDeadlines`), the loopback server's request log, a queue filling up — by looking again every
+/// millisecond. Prefer ``Awaitable`` wherever the test can hear the change itself.
+///
+/// The one place such tests spend real time: the only bound is ``Awaitable/hangGuard`` (a hang, not a measurement).
+public enum Poll {
+    /// Looks at `condition` every millisecond until it holds; false if it still does not after
+    /// ``Awaitable/hangGuard`` seconds.
+    @discardableResult
+    public static func until(_ condition: () -> Bool) -> Bool {
+        let start = DispatchTime.now().uptimeNanoseconds
+        while !condition() {
+            if Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 >= Awaitable<Void>.hangGuard {
+                return condition()
+            }
+            usleep(1000)
+        }
+        return true
     }
 }

@@ -173,8 +173,7 @@ extension HLSSourceTests {
             }
         }
         func wait(for count: Int) {
-            let deadline = Date().addingTimeInterval(30)
-            while read().count < count && Date() < deadline { usleep(5000) }
+            XCTAssertTrue(reader.store.wait { read().count >= count }, "\(count) cues read")
         }
         wait(for: 2)
         XCTAssertEqual(read(), [0, 1], "what the playlist listed when it was selected")

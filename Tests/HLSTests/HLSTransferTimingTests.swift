@@ -23,11 +23,9 @@ final class HLSTransferTimingTests: XCTestCase {
         server.stop()
     }
 
-    /// Waits (at most 30 s, polling) until `done` holds.
+    /// Waits until `done` holds (the client's log and the server's records offer no event: ``Poll``).
     private func waitUntil(_ what: String, _ done: () -> Bool) {
-        let deadline = Date().addingTimeInterval(30)
-        while !done() && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        XCTAssertTrue(done(), "timed out waiting until \(what)")
+        XCTAssertTrue(Poll.until(done), "timed out waiting until \(what)")
     }
 
     /// The transfer the log recorded for `stream` (recorded on the client's queue once the body ended).

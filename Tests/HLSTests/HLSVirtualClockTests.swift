@@ -39,13 +39,11 @@ final class HLSVirtualClockTests: XCTestCase {
 
     private var playlistRequests: Int { server.requests(for: path).count }
 
-    /// Waits (polling, at most 30 s of real time) until `done` holds.
+    /// Waits until `done` holds (a thread reaching its wait on the clock is no event: ``Poll``).
     private func waitUntil(
         _ what: @autoclosure () -> String, file: StaticString = #filePath, line: UInt = #line, _ done: () -> Bool
     ) {
-        let deadline = Date().addingTimeInterval(30)
-        while !done() && Date() < deadline { usleep(2000) }
-        XCTAssertTrue(done(), "timed out waiting until \(what())", file: file, line: line)
+        XCTAssertTrue(Poll.until(done), "timed out waiting until \(what())", file: file, line: line)
     }
 
     /// A source on the clock (not opened).

@@ -187,16 +187,11 @@ final class EngineHarness: @unchecked Sendable {
     /// decoded while paused go into the picture cache): what the next step costs and where it lands then does not
     /// depend on how far the decoder got under load.
     func waitForDecoderToSettle(_ session: ItemSession, file: StaticString = #filePath, line: UInt = #line) {
-        let deadline = Date().addingTimeInterval(Self.timeout)
-        while true {
-            guard let frames = session.videoFrames else { return }
-            if frames.count >= frames.capacity || session.isVideoDecoderFinished { return }
-            if Date() > deadline {
-                XCTFail("timed out waiting for the decoder to settle", file: file, line: line)
-                return
-            }
-            usleep(1000)
+        let settled = Poll.until {
+            guard let frames = session.videoFrames else { return true }
+            return frames.count >= frames.capacity || session.isVideoDecoderFinished
         }
+        if !settled { XCTFail("timed out waiting for the decoder to settle", file: file, line: line) }
     }
 
     /// Waits until the picture recorder has `count` pictures; fails the test otherwise.

@@ -18,16 +18,9 @@ final class EngineSnapshotTests: XCTestCase {
         return (engine, session)
     }
 
-    /// Polls `condition` every millisecond for up to `timeout` seconds.
-    private func wait(_ what: String, timeout: Double = 10, _ condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline {
-                XCTFail("timed out waiting for \(what)")
-                return
-            }
-            usleep(1000)
-        }
+    /// Waits for `condition` (the engine's published state: ``Poll``).
+    private func wait(_ what: String, _ condition: () -> Bool) {
+        if !Poll.until(condition) { XCTFail("timed out waiting for \(what)") }
     }
 
     func test_pause_freezesWhatTheCallerReads_atOnce_andTheEngineAgrees() throws {

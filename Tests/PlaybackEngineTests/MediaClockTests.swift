@@ -2,6 +2,7 @@ import CoreMedia
 import Foundation
 import OAVFLocking
 import PlaybackEngine
+import TestSupport
 import XCTest
 
 /// `MediaClock`: timed waits on a manual `VirtualClock` end when the clock is moved to their deadline (and are listed
@@ -12,13 +13,11 @@ final class MediaClockTests: XCTestCase {
         CMTime(seconds: seconds, preferredTimescale: 1000)
     }
 
-    /// Waits (polling, at most 30 s of real time) until `done` holds.
+    /// Waits until `done` holds (a thread reaching its wait on the clock is no event: ``Poll``).
     private func waitUntil(
         _ what: @autoclosure () -> String, file: StaticString = #filePath, line: UInt = #line, _ done: () -> Bool
     ) {
-        let deadline = Date().addingTimeInterval(30)
-        while !done() && Date() < deadline { usleep(1000) }
-        XCTAssertTrue(done(), "timed out waiting until \(what())", file: file, line: line)
+        XCTAssertTrue(Poll.until(done), "timed out waiting until \(what())", file: file, line: line)
     }
 
     func test_sleepOnAManualClock_endsWhenTheClockReachesTheDeadline_notBefore() {

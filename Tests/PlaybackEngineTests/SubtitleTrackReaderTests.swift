@@ -298,8 +298,7 @@ final class CaptionChannelTests: XCTestCase {
             source: feed, streamIndex: 0, timeOrigin: .zero, closedCaptions: true, captionService: service)
         reader.start()
         // The feed never ends: wait until the reader has handled all it gives (no service: reads nothing).
-        let deadline = Date().addingTimeInterval(30)
-        while !(feed.drained.isSet || reader.store.isComplete) && Date() < deadline { usleep(2000) }
+        XCTAssertTrue(Poll.until { feed.drained.isSet || reader.store.isComplete })
         reader.stop()
         XCTAssertNil(reader.store.failure)
         let script = ASSScript(header: reader.store.assHeader ?? "")

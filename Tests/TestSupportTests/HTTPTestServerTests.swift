@@ -399,17 +399,7 @@ final class StreamingClient: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 }
 
-/// Waits (30 s at most) for `condition`, polling; fails the test if it never holds.
-func waitUntil(
-    _ what: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
-    _ condition: () -> Bool
-) {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        guard Date() < deadline else {
-            XCTFail("timed out waiting for \(what)", file: file, line: line)
-            return
-        }
-        usleep(5_000)
-    }
+/// Waits for `condition` (the server's records offer no event: ``Poll``); fails the test if it never holds.
+func waitUntil(_ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
+    if !Poll.until(condition) { XCTFail("timed out waiting for \(what)", file: file, line: line) }
 }
