@@ -45,8 +45,7 @@ final class AVPlayerLayerWindowTests: XCTestCase {
     }
 
     override func tearDown() {
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
-        while SDLVideoWindow.isWindowThreadRunning && Date() < deadline { usleep(10_000) }
+        Poll.until { !SDLVideoWindow.isWindowThreadRunning }
         XCTAssertFalse(SDLVideoWindow.isWindowThreadRunning, "the window thread let go of the display")
         if let previousDisplay { setenv("DISPLAY", previousDisplay, 1) } else { unsetenv("DISPLAY") }
         if let server, server.isRunning {

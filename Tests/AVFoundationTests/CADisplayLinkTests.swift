@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import AVFoundation
@@ -231,8 +232,7 @@ final class CADisplayLinkTests: XCTestCase {
         }
         thread.start()
         ready.wait()
-        let deadline = Date().addingTimeInterval(20)
-        while log.count < 5 && Date() < deadline { usleep(5000) }
+        Poll.until { log.count >= 5 }
         stop.withLock { done = true }
         link.invalidate()
         XCTAssertGreaterThanOrEqual(log.count, 5)

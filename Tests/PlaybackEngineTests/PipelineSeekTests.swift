@@ -21,12 +21,11 @@ final class PipelineSeekTests: XCTestCase {
         let oldAudio = harness.audio?.packets.serial ?? .initial
         harness.demuxer.seek(to: target, accurate: accurate)
         // Until the demux thread performs the seek, a finished pipeline still looks finished.
-        let deadline = Date().addingTimeInterval(5)
         func performed() -> Bool {
             harness.video.map { $0.packets.serial != oldVideo } ?? harness.audio.map { $0.packets.serial != oldAudio }
                 ?? true
         }
-        while !performed() && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        Poll.until(performed)
         var video: [VideoFrame] = []
         var audio: [AudioFrame] = []
         harness.pump(
@@ -49,8 +48,7 @@ final class PipelineSeekTests: XCTestCase {
         let oldVideo = video.packets.serial
         let oldAudio = audioPipe.packets.serial
         // Stop consuming until the decoders filled the rings: those frames are stale once the seek happens.
-        let deadline = Date().addingTimeInterval(5)
-        while video.frames.count < video.frames.capacity && Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+        Poll.until { video.frames.count >= video.frames.capacity }
         XCTAssertEqual(video.frames.count, video.frames.capacity, "frames of the old serial are in flight")
         XCTAssertTrue(video.frames.peek().map { $0.serial == oldVideo } ?? false)
 

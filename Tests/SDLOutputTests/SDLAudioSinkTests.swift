@@ -81,17 +81,13 @@ final class SDLAudioSinkTests: XCTestCase {
         return sink
     }
 
-    /// Waits (polling) until `condition` holds; fails after `timeout` seconds, far beyond what the event needs on a
-    /// loaded machine. The tests wait for counts of rendered frames, calls and written bytes, never for a duration.
+    /// Waits until `condition` holds (SDL's audio thread offers no event: ``Poll``; its hang guard is far beyond what
+    /// the event needs on a loaded machine). The tests wait for counts of rendered frames, calls and written bytes,
+    /// never for a duration.
     private func waitUntil(
-        _ what: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
-        _ condition: () -> Bool
+        _ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool
     ) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return XCTFail("timed out waiting for \(what)", file: file, line: line) }
-            usleep(2_000)
-        }
+        if !Poll.until(condition) { XCTFail("timed out waiting for \(what)", file: file, line: line) }
     }
 
     /// Waits until `source` has rendered `count` frames in all.
