@@ -69,14 +69,17 @@ struct VirtualPlayer {
 }
 
 /// Waits (running the main run loop, where KVO and observers are delivered) until `condition`. `description` is
-/// evaluated when the wait times out, so it can report the state then.
+/// evaluated when the wait times out, so it can report the state then. The bound is a hang guard only, never a
+/// measurement: `timeout` or ``Awaitable/hangGuard``, whichever is longer, so a machine whose cores are busy is not
+/// taken for a hang.
 func waitUntil(
     _ description: @autoclosure () -> String, timeout: TimeInterval = 20, file: StaticString = #filePath,
     line: UInt = #line, _ condition: () -> Bool
 ) {
-    let deadline = Date().addingTimeInterval(timeout)
+    let bound = UInt64(max(timeout, Awaitable<Void>.hangGuard) * 1e9)
+    let start = DispatchTime.now().uptimeNanoseconds
     while !condition() {
-        if Date() > deadline {
+        if DispatchTime.now().uptimeNanoseconds - start > bound {
             XCTFail("timed out waiting for \(description())", file: file, line: line)
             return
         }
