@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// A value that threads change and a test waits on: every ``update(_:)`` wakes the waiters, so a test waits for the
@@ -15,7 +16,8 @@ public final class Awaitable<Value>: @unchecked Sendable {
     /// a machine whose cores are busy with other builds, short enough that a hang fails the test, not the run.
     public static var hangGuard: Double { 60 }
 
-    /// Guards `value`; its condition is broadcast after every update.
+    /// Guards `value` (a test's record of what it heard, not engine state); its condition is broadcast after every
+    /// update.
     private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var value: Value
@@ -42,15 +44,7 @@ public final class Awaitable<Value>: @unchecked Sendable {
     /// after ``hangGuard`` seconds.
     @discardableResult
     public func wait(until predicate: (Value) -> Bool) -> Bool {
-        let start = DispatchTime.now().uptimeNanoseconds
-        lock.lock()
-        defer { lock.unlock() }
-        while !predicate(value) {
-            let waited = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            if waited >= Self.hangGuard { return false }
-            _ = lock.wait(timeout: Self.hangGuard - waited)
-        }
-        return true
+        lock.withLock { lock.wait(timeout: Self.hangGuard) { predicate(value) } }
     }
 }
 
