@@ -56,9 +56,16 @@ final class HLSClosedCaptionTests: XCTestCase {
     private func play(_ v: VirtualPlayer, _ item: AVPlayerItem, until seconds: Double) {
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.play()
+        let frame = CMTime(value: 1, timescale: 30)
         for _ in 0..<2000 where item.currentTime().seconds < seconds && ends.count == 0 {
-            v.clock.advance(by: CMTime(value: 1, timescale: 30))
+            v.clock.advance(by: frame)
             spinMainRunLoop(0.005)
+            // The engine presents on its own thread, paced by the machine: wait for the picture due now before
+            // moving on, or a loaded machine drops the pictures the clock outran (the last one was missed, once).
+            let now = item.currentTime()
+            waitUntil("the picture due at \(now.seconds) s") {
+                ends.count > 0 || (v.frames.entries.last?.time ?? .zero) + frame + frame >= now
+            }
         }
         v.player.pause()
         XCTAssertTrue(item.currentTime().seconds >= seconds || ends.count > 0, "reached \(seconds) s")
@@ -139,6 +146,10 @@ final class HLSClosedCaptionTests: XCTestCase {
     func test_selectedCEA708Services_deliverEachTheirOwnCaptionsOnceAtTheirTimes() throws {
         for (name, captions) in [("English 708", Fixture.cea708Service1), ("Second 708", Fixture.cea708Service2)] {
             let (v, item, log, firstPicture) = try pausedItem(selecting: name)
+            // The caption reader is paced by the machine, the manual clock by the test (as in the CC1 test above).
+            waitUntil("the \(name) captions decoded", timeout: 30) {
+                (item.session?.subtitleCues?.allCues.count ?? 0) >= captions.count
+            }
             play(v, item, until: 4)
             XCTAssertNil(item.error, name)
             let expected = captions.flatMap { [([$0.text], firstPicture + $0.start), ([], firstPicture + $0.end)] }

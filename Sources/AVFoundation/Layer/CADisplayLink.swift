@@ -268,7 +268,8 @@ open class CADisplayLink: NSObject {
             s.lastTick = n
             guard !s.isPaused else { return nil }
             let tickTime = Double(grid.origin) / 1e9 + Double(n) * grid.period / 1e9
-            s.timestamp = tickTime
+            // A timer may fire a little before its tick: `timestamp` is the last refresh, never in the future.
+            s.timestamp = min(tickTime, Double(now) / 1e9)
             s.targetTimestamp = tickTime + grid.period / 1e9
             s.duration = grid.refreshPeriod
             return action
