@@ -25,6 +25,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     /// reading thread starts and cancels transfers. Not an engine command: URLSession's threads cannot wait for the
     /// engine's mailbox.
     private let lock = ConditionLock()
+    /// The session's delegate queue (serial): tasks are cancelled there, in order with their completions.
+    private let delegateQueue: OperationQueue
     /// Guarded by `lock`: the bodies of the transfers in flight, by task.
     private var streams: [Int: HTTPBodyStream] = [:]
     /// Guarded by `lock`.
@@ -33,11 +35,14 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
 
     init(options: SourceOptions) {
         self.options = options
-        super.init()
         let configuration = URLSessionConfiguration.ephemeral
         let timeout = Double(options.readTimeoutMicroseconds) / 1e6
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // No cache at all: FoundationNetworking looks a request up in it on a global queue before the transfer
+        // exists, and a task cancelled in that window completes twice and traps ("a task that is not in the
+        // registry"); without a cache, cancelling is safe (see ``stop(_:)``).
+        configuration.urlCache = nil
         configuration.httpMaximumConnectionsPerHost = 4
         var headers = options.headers
         if let agent = options.userAgent { headers["User-Agent"] = agent }
@@ -48,6 +53,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "oavf.hls.http"
+        delegateQueue = queue
+        super.init()
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }
 
@@ -90,8 +97,19 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
             stream.finish(error: FFmpegError.exit)
             return stream
         }
+        stream.setStopTransfer { [weak self] in self?.stop(task) }
         task.resume()
         return stream
+    }
+
+    /// Cancels `task` when its transfer is still under way (its body was abandoned): on the delegate queue, where its
+    /// completion is delivered, and only while it has not completed (a completed task is not cancelled again). Its
+    /// body is forgotten first, so the cancellation's completion logs nothing.
+    private func stop(_ task: URLSessionDataTask) {
+        delegateQueue.addOperation { [weak self] in
+            guard let self, lock.withLock({ streams.removeValue(forKey: task.taskIdentifier) }) != nil else { return }
+            task.cancel()
+        }
     }
 
     /// Fetches the whole of `url` (a playlist or a key; at most `limit` bytes). Blocking.

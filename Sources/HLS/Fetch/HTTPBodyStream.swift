@@ -52,6 +52,8 @@ final class HTTPBodyStream: @unchecked Sendable {
     private var abandoned = false
     /// When the response, then each of the body's bytes, last arrived (network side; monotonic seconds).
     private var lastArrival: Double?
+    /// Stops the transfer itself (set by the client when it starts the request; used once, by ``cancel()``).
+    private var stopTransfer: (@Sendable () -> Void)?
 
     init(
         url: URL, kind: NetworkLog.Transfer.Kind = .other, mediaDuration: TimeInterval = 0,
@@ -87,6 +89,12 @@ final class HTTPBodyStream: @unchecked Sendable {
             finalURL = response.url
             expectedLength = response.expectedContentLength > 0 ? response.expectedContentLength : nil
         }
+    }
+
+    /// Whether every byte of the length its response announced has arrived (the transfer's completion may still be
+    /// on its way).
+    var hasReceivedItsLength: Bool {
+        condition.withLock { expectedLength.map { received >= $0 } ?? false }
     }
 
     /// Whether the body ended before the length its response announced (a connection closed early without a transport
@@ -181,19 +189,26 @@ final class HTTPBodyStream: @unchecked Sendable {
         return data
     }
 
-    /// Abandons the body: a reader still waiting gets `FFmpegError.exit`, and what still arrives is dropped. The
-    /// transfer itself runs to its end (bounded by the request timeout): cancelling a `URLSessionTask` that is
-    /// completing at that moment traps inside FoundationNetworking on Linux ("a task that is not in the registry").
+    /// How ``cancel()`` stops the transfer while it is under way (the client's).
+    func setStopTransfer(_ stop: @escaping @Sendable () -> Void) {
+        condition.withLock { stopTransfer = stop }
+    }
+
+    /// Abandons the body: a reader still waiting gets `FFmpegError.exit`, what still arrives is dropped, and a transfer
+    /// still under way is stopped (the client cancels its task: a prefetch given up after a seek no longer takes the
+    /// link to its end).
     func cancel() {
-        condition.withLock {
+        let stop: (@Sendable () -> Void)? = condition.withLock {
             abandoned = true
             pending = Data()
             pendingOffset = 0
-            if !finished {
-                finished = true
-                failure = FFmpegError.exit
-                condition.broadcast()
-            }
+            defer { stopTransfer = nil }
+            guard !finished else { return nil }
+            finished = true
+            failure = FFmpegError.exit
+            condition.broadcast()
+            return stopTransfer
         }
+        stop?()
     }
 }

@@ -35,9 +35,15 @@ final class SegmentFeed: ByteStreamReader {
     private var deliveredMap: HLSMap?
     /// AES keys by URI.
     private var keys: [URL: [UInt8]] = [:]
-    /// Whether the next segment's download starts while one is read; off while the input is only probed (an
-    /// alternate rendition nobody plays yet fetches no more than its first segment).
+    /// Whether the next segment's download starts while one is read (once the one read has arrived whole); off while
+    /// the input is only probed (an alternate rendition nobody plays yet fetches no more than its first segment).
     var prefetchesAhead = false
+    /// The segment (index in ``playlist``) after which the next download starts, once that segment's own download has
+    /// ended: one segment transfer of a feed at a time, as hls.js and ExoPlayer load one chunk at a time. Two at once
+    /// share the link, each taking twice as long, and each measured at half the link's rate: the bandwidth estimate
+    /// halved whenever playback was reading as fast as segments arrived (the trace bench's steady 3 Mbit/s link
+    /// measured about 1.5 Mbit/s until the buffer filled, then 3: down and up again).
+    private var prefetchAfter: Int?
     /// Bytes delivered to the demuxer.
     private(set) var bytesDelivered: Int64 = 0
     /// The indicated bit rate of the variant the segments belong to, for the network log.
@@ -122,6 +128,7 @@ final class SegmentFeed: ByteStreamReader {
         }
         isHeldAtSwitch = false
         decidedIndex = nil
+        prefetchAfter = nil
         nextIndex = index
         eventScanner?.finishSegment()
         preamble = Data()
@@ -155,6 +162,7 @@ final class SegmentFeed: ByteStreamReader {
         playlist = newPlaylist
         nextIndex = max(0, nextIndex - shift)
         if let c = current { current = (c.index - shift, c.body) }
+        prefetchAfter = prefetchAfter.map { $0 - shift }
         // A prefetch for a pending switch is numbered in the other variant's playlist.
         if let p = prefetched, pendingSwitch == nil {
             if p.index - shift >= 0 {
@@ -184,6 +192,7 @@ final class SegmentFeed: ByteStreamReader {
                 return count
             }
             if let current {
+                startPrefetchIfDue(current)
                 let count: Int
                 do {
                     count = try current.body.read(into: buffer, isInterrupted: isInterrupted)
@@ -192,6 +201,9 @@ final class SegmentFeed: ByteStreamReader {
                     continue
                 }
                 if count > 0 {
+                    // The bytes just read may have been the last to arrive: the next download starts now, not at the
+                    // next read (which waits while the engine's buffer is full).
+                    startPrefetchIfDue(current)
                     bytesDelivered += Int64(count)
                     deliveredInSegment += Int64(count)
                     eventScanner?.consume(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
@@ -261,8 +273,17 @@ final class SegmentFeed: ByteStreamReader {
                 }
             }
             current = (index, body)
-            if prefetchesAhead { prefetchNext(after: index) }
+            prefetchAfter = prefetchesAhead ? index : nil
+            startPrefetchIfDue(current)
         }
+    }
+
+    /// Starts the download of the segment after `current` once `current`'s own download has ended (see
+    /// ``prefetchAfter``).
+    private func startPrefetchIfDue(_ current: (index: Int, body: any SegmentBody)?) {
+        guard let current, prefetchAfter == current.index, current.body.hasArrived else { return }
+        prefetchAfter = nil
+        prefetchNext(after: current.index)
     }
 
     /// After the segment being read failed with `error`: tries it again (resuming after the bytes already delivered
@@ -393,9 +414,13 @@ final class SegmentFeed: ByteStreamReader {
 protocol SegmentBody: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer, isInterrupted: () -> Bool) throws(FFmpegError) -> Int
     func cancel()
+    /// Whether its download has ended (whole, failed or abandoned), whatever is left to read.
+    var hasArrived: Bool { get }
 }
 
-extension HTTPBodyStream: SegmentBody {}
+extension HTTPBodyStream: SegmentBody {
+    var hasArrived: Bool { isFinished || hasReceivedItsLength }
+}
 
 /// A segment whose request could not even be started (its key could not be fetched): reading it fails.
 final class FailedBody: SegmentBody {
@@ -405,6 +430,7 @@ final class FailedBody: SegmentBody {
         throw error
     }
     func cancel() {}
+    var hasArrived: Bool { true }
 }
 
 /// An AES-128-CBC segment (RFC 8216 §4.3.2.4, PKCS7 padding), decrypted as it is read: whole blocks are decrypted as
@@ -423,6 +449,7 @@ final class DecryptingBody: SegmentBody {
     }
 
     func cancel() { encrypted.cancel() }
+    var hasArrived: Bool { encrypted.isFinished }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
         while plainOffset == plain.count {
