@@ -68,10 +68,11 @@ final class ABRTraceTests: XCTestCase {
         }
     }
 
-    /// The policy's share of the oracle's QoE: the goal, 90 %, on the steady, step-down, LTE-like and outage traces;
-    /// on the step up (0.84) and the 3G-like trace (0.65, where the oracle plays above the link while it knows a
-    /// faster stretch follows) it falls short, and these floors only keep it from getting worse. No stall on any.
-    static let floors = ["steady": 0.9, "step-down": 0.9, "step-up": 0.8, "3g": 0.6, "lte": 0.9, "outage": 0.9]
+    /// The policy's share of the oracle's QoE: the goal, 90 %, on the steady, step-down, LTE-like and outage traces
+    /// (0.95–1.0); the step up (0.88: the oracle climbs to the top rung at 12 s, while the link is still 1.4 Mbit/s,
+    /// knowing it turns 4 Mbit/s at 20 s) and the 3G-like trace (0.82: the oracle climbs through a dip it knows ends)
+    /// fall short, and these floors keep them from getting worse. No stall on any.
+    static let floors = ["steady": 0.95, "step-down": 0.95, "step-up": 0.85, "3g": 0.8, "lte": 0.9, "outage": 0.95]
 
     func test_policy_reachesItsShareOfTheOracle_withoutStalls() throws {
         var table = ["trace      policy QoE  oracle QoE  ratio  stalls  switches  avg kbit/s  start s"]
@@ -84,6 +85,8 @@ final class ABRTraceTests: XCTestCase {
                     format: "%-10@ %10.2f  %10.2f  %5.3f  %6d  %8d  %10.0f  %7.2f", name as NSString, run.qoe,
                     oracle.qoe, run.qoe / oracle.qoe, run.stallCount, run.switchCount, run.averageBitRate / 1000,
                     run.startUp))
+            table.append("  policy \(run.variants.map(String.init).joined())")
+            table.append("  oracle \(oracle.variants.map(String.init).joined())")
             let floor = try XCTUnwrap(Self.floors[name])
             XCTAssertGreaterThanOrEqual(run.qoe, floor * oracle.qoe, "\(name): \(run.variants) vs \(oracle.variants)")
             XCTAssertEqual(run.stallCount, 0, name)
@@ -105,11 +108,39 @@ final class ABRTraceTests: XCTestCase {
         let sim = try simulation("step-down")
         let (run, decisions) = sim.play()
         let down = try XCTUnwrap(decisions.first { $0.to < $0.from && $0.time > 20 }, "\(decisions)")
-        XCTAssertGreaterThan(down.buffer, 2, "\(down)")
+        // The buffer measured leaves out the segment being read: the media ahead is 2 s more.
+        XCTAssertGreaterThan(down.buffer, 1, "\(down)")
         XCTAssertLessThan(down.estimate ?? .infinity, Self.ladder.bitRates[down.from])
         XCTAssertTrue([.bandwidthDown, .bufferLow].contains(down.reason), "\(down)")
         XCTAssertEqual(run.stallCount, 0)
         // Before the step, the top rung was reached within the first two segments.
         XCTAssertEqual(run.variants[1], 2, "\(run.variants)")
+    }
+
+    /// The start-up case on the real policy, in simulated time: a two-rung ladder (345 and 1,060 kbit/s, 2 s
+    /// segments, the low rung first) on a fast link (40 Mbit/s): the first segment's measurement moves the second
+    /// segment up, and the decision says on what estimate.
+    func test_fastLink_twoRungLadder_switchesUpAtTheSecondSegment() throws {
+        let ladder = SimulatedLadder(bitRates: [345_000, 1_060_000], segmentDuration: 2, segmentCount: 6)
+        let link = NetworkTrace(name: "fast", bytesPerSlot: [500_000], latency: 0.002)
+        let (run, decisions) = ABRSimulation(ladder: ladder, trace: link).play()
+        XCTAssertEqual(run.variants, [0, 1, 1, 1, 1, 1])
+        let up = try XCTUnwrap(decisions.first)
+        XCTAssertEqual(decisions.count, 1, "\(decisions)")
+        XCTAssertEqual(up.segment, 1)
+        XCTAssertEqual(up.reason, .bandwidthUp)
+        XCTAssertGreaterThan(up.estimate ?? 0, 10_000_000, "the first segment measured the link")
+        XCTAssertEqual(run.stallCount, 0)
+    }
+
+    /// On a constant link the policy settles: a link between two rungs' rates does not make it flip between them
+    /// (the oracle itself switches up to 4 times on these links, spending its buffer at the end).
+    func test_constantLinks_fewSwitches_noStall() throws {
+        for rate in [700_000.0, 900_000, 1_200_000, 1_500_000, 1_900_000, 2_400_000, 3_000_000] {
+            let link = NetworkTrace(name: "flat", bytesPerSlot: [Int(rate / 80)], latency: 0.04)
+            let run = ABRSimulation(ladder: Self.ladder, trace: link).play().metrics
+            XCTAssertEqual(run.stallCount, 0, "\(rate): \(run.variants)")
+            XCTAssertLessThanOrEqual(run.switchCount, 6, "\(rate): \(run.variants)")
+        }
     }
 }

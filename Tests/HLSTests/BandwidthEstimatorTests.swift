@@ -122,12 +122,13 @@ final class DefaultVariantPolicyTests: XCTestCase {
     }
 
     private func choose(
-        current: Int, estimate: Double?, buffer: Double?, eligible: [Int] = [0, 1, 2]
+        current: Int, estimate: Double?, buffer: Double?, eligible: [Int] = [0, 1, 2], remaining: Double? = nil
     ) -> VariantChoice {
         DefaultVariantPolicy().chooseVariant(
             in: VariantSituation(
                 variants: ladder, current: current, eligible: eligible, estimatedBitRate: estimate,
-                forwardBuffer: buffer, mediaSequence: 3, segmentDuration: 2, caps: VariantCaps()))
+                forwardBuffer: buffer, mediaSequence: 3, segmentDuration: 2, caps: VariantCaps(),
+                remainingDuration: remaining))
     }
 
     func test_withoutEstimate_keeps() {
@@ -135,7 +136,7 @@ final class DefaultVariantPolicyTests: XCTestCase {
     }
 
     func test_upOnlyWithMargin_andWhenTheSegmentArrivesInTime() {
-        // Two segments buffered: 0.97 × 2.6 Mb/s covers the top (1.79), which arrives in 1.38 s.
+        // Two segments buffered: 1.23 × 2.6 Mb/s covers the top (1.79), which arrives in 1.38 s.
         XCTAssertEqual(
             choose(current: 0, estimate: 2_600_000, buffer: 4), VariantChoice(index: 2, reason: .bandwidthUp))
         // A segment buffered: 0.85 × 2.0 = 1.7: the middle only.
@@ -148,19 +149,19 @@ final class DefaultVariantPolicyTests: XCTestCase {
         // The top would take 1.63 s to arrive: more than 0.8 of the segment being read; the middle, 0.93 s, does not.
         XCTAssertEqual(
             choose(current: 0, estimate: 2_200_000, buffer: 0), VariantChoice(index: 1, reason: .bandwidthUp))
-        // A full buffer (8 s) lets 1.2 × the estimate do: 1.92 Mb/s covers the top; with 4 s, 0.97 × does not.
+        // A full buffer (8 s) lets 2 × the estimate do: 2.6 Mb/s covers the top; with 4 s, 1.23 × 1.3 does not.
         XCTAssertEqual(
-            choose(current: 1, estimate: 1_600_000, buffer: 8), VariantChoice(index: 2, reason: .bandwidthUp))
-        XCTAssertEqual(choose(current: 1, estimate: 1_600_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
-        // 1.2 × the lowest rung: no share of 697 kb/s covers the middle; stay on the lowest.
-        XCTAssertEqual(choose(current: 0, estimate: 696_960, buffer: 6), VariantChoice(index: 0, reason: .hold))
+            choose(current: 1, estimate: 1_300_000, buffer: 8), VariantChoice(index: 2, reason: .bandwidthUp))
+        XCTAssertEqual(choose(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
+        // 1.2 × the lowest rung with 4 s buffered: 1.23 × 697 kb/s does not cover the middle; stay on the lowest.
+        XCTAssertEqual(choose(current: 0, estimate: 696_960, buffer: 4), VariantChoice(index: 0, reason: .hold))
     }
 
-    /// Between the down share (1.13 × the estimate with 4 s buffered) and the up share (0.97 ×) the variant holds: no
+    /// Between the down share (1.6 × the estimate with 4 s buffered) and the up share (1.23 ×) the variant holds: no
     /// oscillation on a link near a rung.
     func test_holdsBetweenTheDownAndUpThresholds() {
-        // Down below 1.0208 / 1.133 Mb/s, up from 1.7908 / 0.967.
-        for estimate in stride(from: 920_000.0, to: 1_840_000, by: 20_000) {
+        // Down below 1.0208 / 1.6 Mb/s, up from 1.7908 / 1.233.
+        for estimate in stride(from: 660_000.0, to: 1_440_000, by: 20_000) {
             XCTAssertEqual(
                 choose(current: 1, estimate: estimate, buffer: 4), VariantChoice(index: 1, reason: .hold),
                 "\(estimate)")
@@ -168,15 +169,35 @@ final class DefaultVariantPolicyTests: XCTestCase {
     }
 
     func test_downWhenTheEstimateNoLongerCoversTheVariant() {
+        // A segment buffered: 1.2 × 1.4 Mb/s does not cover the top.
         XCTAssertEqual(
-            choose(current: 2, estimate: 1_500_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthDown))
+            choose(current: 2, estimate: 1_400_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthDown))
         XCTAssertEqual(
             choose(current: 2, estimate: 700_000, buffer: 2), VariantChoice(index: 0, reason: .bandwidthDown))
-        // A full buffer (8 s) absorbs segments above the estimate for a while: 1.4 × 1.5 Mb/s covers the top,
-        // 1.4 × 1.2 does not.
-        XCTAssertEqual(choose(current: 2, estimate: 1_500_000, buffer: 8), VariantChoice(index: 2, reason: .hold))
+        // A full buffer (8 s) absorbs segments above the estimate for a while: 2.4 × 1 Mb/s covers the top,
+        // 2.4 × 0.7 does not.
+        XCTAssertEqual(choose(current: 2, estimate: 1_000_000, buffer: 8), VariantChoice(index: 2, reason: .hold))
         XCTAssertEqual(
-            choose(current: 2, estimate: 1_200_000, buffer: 8), VariantChoice(index: 1, reason: .bandwidthDown))
+            choose(current: 2, estimate: 700_000, buffer: 8), VariantChoice(index: 1, reason: .bandwidthDown))
+    }
+
+    /// Near the end of a video-on-demand item the buffer pays for a higher rung: every remaining segment of it arrives
+    /// (at 0.9 × the estimate) before the media ahead runs out; with more left, the usual rules hold.
+    func test_nearTheEnd_theBufferCarriesTheRestOnAHigherRung() {
+        // 1.3 Mb/s, 4 s buffered: the top is 1.53 × 0.9 × the estimate; its last 2 segments arrive in 6.1 s, within
+        // 0.8 × (4 + 2) s + 2 s.
+        XCTAssertEqual(
+            choose(current: 1, estimate: 1_300_000, buffer: 4, remaining: 4),
+            VariantChoice(index: 2, reason: .bandwidthUp))
+        XCTAssertEqual(
+            choose(current: 1, estimate: 1_300_000, buffer: 4, remaining: 20), VariantChoice(index: 1, reason: .hold))
+        XCTAssertEqual(choose(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
+        // The last segment of the top rung arrives in 4.4 s at 0.9 Mb/s, within 0.8 × 6 s: it stays; two would not.
+        XCTAssertEqual(
+            choose(current: 2, estimate: 900_000, buffer: 4, remaining: 2), VariantChoice(index: 2, reason: .hold))
+        XCTAssertEqual(
+            choose(current: 2, estimate: 900_000, buffer: 4, remaining: 4),
+            VariantChoice(index: 1, reason: .bandwidthDown))
     }
 
     func test_oneRungDownBeforeTheBufferRunsDry() {

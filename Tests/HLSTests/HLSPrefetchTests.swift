@@ -13,6 +13,14 @@ private struct StayPolicy: VariantPolicy {
     }
 }
 
+/// Switches the variant at given media sequence numbers.
+private struct PlannedPolicy: VariantPolicy {
+    let plan: [Int: Int]
+    func chooseVariant(in situation: VariantSituation) -> VariantChoice {
+        VariantChoice(index: plan[situation.mediaSequence] ?? situation.current, reason: .policy)
+    }
+}
+
 /// The segment fetched ahead, read against the generated ladder (`HLSFixture.ts`, 2 s segments) on a loopback server:
 /// one download of the variant's at a time, and a download given up stops. What is asserted is what the server sent
 /// (its request log: requests, bytes, ends), never a duration.
@@ -65,23 +73,38 @@ final class HLSPrefetchTests: XCTestCase {
     /// it has arrived whole (two at once would share the link, and each would measure half of it). The source's own
     /// network log says when each was asked for and how long it took.
     func test_segmentsOfTheVariant_areFetchedOneAtATime() throws {
-        server.inject(.throttle(bytesPerSecond: 200_000), forPath: "/hls/ts/360p_*")
+        try assertFetchedOneAtATime(policy: StayPolicy(), variants: Array(repeating: "360p", count: 6))
+    }
+
+    /// The same across switches (the segment fetched ahead from the variant switched to is the only download).
+    func test_segmentsOfTheVariant_areFetchedOneAtATime_acrossSwitches() throws {
+        try assertFetchedOneAtATime(
+            policy: PlannedPolicy(plan: [1: 1, 3: 2, 4: 0]), variants: ["360p", "540p", "540p", "720p", "360p", "360p"])
+    }
+
+    private func assertFetchedOneAtATime(
+        policy: any VariantPolicy, variants: [String], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        server.inject(.throttle(bytesPerSecond: 200_000), forPath: "/hls/ts/*p_*")
         let source = HLSSource(url: server.url(HLSFixture.ts.rawValue))
-        try XCTUnwrap(source.variantControl).policy = StayPolicy()
+        try XCTUnwrap(source.variantControl).policy = policy
         try source.open()
         source.setDiscard(keepingStreams: [0, 1])
         let packet = Packet()
         while try source.read(into: packet) == .packet {}
         let log = try XCTUnwrap(source.networkLog)
-        let segments = log.transfers(after: 0).transfers.filter { $0.uri.contains("/360p_") }
+        let segments = log.transfers(after: 0).transfers.filter { $0.uri.contains("p_0") }
         XCTAssertEqual(
-            segments.map { ($0.uri as NSString).lastPathComponent }, (0..<6).map { String(format: "360p_%03d.ts", $0) })
+            segments.map { ($0.uri as NSString).lastPathComponent },
+            variants.enumerated().map { String(format: "%@_%03d.ts", $1, $0) }, file: file, line: line)
         for (before, next) in zip(segments, segments.dropFirst()) {
             // The log's start is the wall clock and its duration the monotonic one: 10 ms for their drift.
             let arrived = before.start.addingTimeInterval(before.duration - 0.01)
-            XCTAssertGreaterThanOrEqual(next.start, arrived, "\(next.uri) asked for before \(before.uri) arrived")
+            XCTAssertGreaterThanOrEqual(
+                next.start, arrived, "\(next.uri) asked for before \(before.uri) arrived", file: file, line: line)
         }
         XCTAssertEqual(
-            server.requestLog.filter { $0.path.hasPrefix("/hls/ts/360p_") && $0.path.hasSuffix(".ts") }.count, 6)
+            server.requestLog.filter { $0.path.contains("p_0") && $0.path.hasSuffix(".ts") }.count, 6, file: file,
+            line: line)
     }
 }

@@ -17,11 +17,18 @@ import PlaybackEngine
 /// 4. Up: to the highest variant within ``upFraction(buffer:segment:)`` of the estimate whose segment would arrive
 ///    within ``upShare`` of the media ahead (at the start, the first segment: its measurement may move up at once)
 ///    (`bandwidthUp`).
+/// 5. Near the end of a video-on-demand item (at most ``endSegments`` segments left,
+///    ``VariantSituation/remainingDuration``): a variant whose segments, all of them to the end, arrive at
+///    ``endEstimateShare`` of the estimate before the media ahead runs out is kept (no step 3) or moved up to
+///    (`bandwidthUp`): a buffer left at the end is of no use (BOLA-E; the oracle of the trace bench spends it there).
 ///
-/// The shares grow with the buffer from one segment to ``fullBufferSegments`` (0.85 → 1.2 up, 1.0 → 1.4 down): a deep
+/// The shares grow with the buffer from one segment to ``fullBufferSegments`` (0.85 → 2.0 up, 1.2 → 2.4 down): a deep
 /// buffer absorbs segments above the link's rate for a while (BOLA's buffer term), a shallow one does not. The numbers
-/// were chosen on the trace bench's simulation (``ABRSimulation``, ``ABROracle``: `ABRTraceTests`). The gap between the up and down shares is
-/// the hysteresis that keeps a link near a rung's rate from flipping between two variants. A value: any thread.
+/// were chosen on the trace bench's simulation (``ABRSimulation``, ``ABROracle``: `ABRTraceTests`) together with
+/// constant links from 0.7 to 2.4 Mbit/s: bolder full-buffer shares (2.5 up, 3.0 down) score higher on the 3G-like
+/// trace but flip between rungs on a constant link (8 switches in 60 s at 1.5 Mbit/s). The gap between the up and down
+/// shares is the hysteresis that keeps a link near a rung's rate from flipping between two variants. A value: any
+/// thread.
 package struct DefaultVariantPolicy: VariantPolicy {
     /// The share of the estimate a higher variant's `BANDWIDTH` may use with a buffer of a segment or less (room for
     /// the estimate's error and the audio fetched beside; ExoPlayer and hls.js take 0.7, which on the trace bench
@@ -29,12 +36,13 @@ package struct DefaultVariantPolicy: VariantPolicy {
     package static let upFraction = 0.85
     /// The old name of ``upFraction``.
     package static let bandwidthFraction = upFraction
-    /// The share a higher variant may use with a full buffer.
-    package static let fullBufferUpFraction = 1.2
+    /// The share a higher variant may use with a full buffer (its segments then drain the buffer, slowly enough for
+    /// the down test to leave it before the buffer is low).
+    package static let fullBufferUpFraction = 2.0
     /// The share of the estimate the variant playing may use before it is left, with a buffer of a segment or less
-    /// (the whole estimate), and with a full buffer.
-    package static let downFraction = 1.0
-    package static let fullBufferDownFraction = 1.4
+    /// (the estimate and its usual error: the starvation test guards a shallow buffer), and with a full buffer.
+    package static let downFraction = 1.2
+    package static let fullBufferDownFraction = 2.4
     /// Segments of buffer that count as full (4 × 2 s: about what the engine reads ahead, 10 s, less the segment
     /// under way).
     package static let fullBufferSegments = 4.0
@@ -43,6 +51,11 @@ package struct DefaultVariantPolicy: VariantPolicy {
     package static let starvationShare = 0.8
     /// The share of the media ahead a segment of a higher variant may take to arrive.
     package static let upShare = 0.8
+
+    /// The end of a video-on-demand item counts when at most this many segments are left.
+    package static let endSegments = 10.0
+    /// The share of the estimate the rest of the item is planned on near its end.
+    package static let endEstimateShare = 0.9
 
     /// The policy's numbers (the statics above unless a bench tries others).
     package struct Tuning: Sendable, Equatable {
@@ -53,6 +66,8 @@ package struct DefaultVariantPolicy: VariantPolicy {
         package var fullBufferSegments = DefaultVariantPolicy.fullBufferSegments
         package var starvationShare = DefaultVariantPolicy.starvationShare
         package var upShare = DefaultVariantPolicy.upShare
+        package var endSegments = DefaultVariantPolicy.endSegments
+        package var endEstimateShare = DefaultVariantPolicy.endEstimateShare
 
         package init() {}
     }
@@ -106,8 +121,20 @@ package struct DefaultVariantPolicy: VariantPolicy {
         // The time a segment may take before playback runs dry: the buffer measured leaves out the segment being
         // read (``VariantSituation/forwardBuffer``), which has usually arrived (it was fetched ahead) and plays too.
         let starvation = tuning.starvationShare * (buffer + segment)
+        /// Whether the rest of a video-on-demand item arrives from variant `index` before playback runs dry (BOLA-E's
+        /// end of the video: a buffer that is no use after the end may pay for a higher rung). Its n segments come one
+        /// after the other at the estimate's rate; the k-th must arrive within the media ahead (``starvationShare`` of
+        /// it) plus the k − 1 fetched before it. Above the estimate the last is the hardest; at or below, the first.
+        func carriesTheRest(_ index: Int) -> Bool {
+            guard let remaining = s.remainingDuration, remaining > 0 else { return false }
+            let count = (remaining / segment - 0.01).rounded(.up)
+            guard count <= tuning.endSegments else { return false }
+            let ratio = rate(index) / (estimate * tuning.endEstimateShare)
+            let k = ratio > 1 ? count : 1
+            return k * segment * ratio <= starvation + (k - 1) * segment
+        }
         let keeps = estimate * downFraction(buffer: buffer, segment: segment)
-        if current > keeps || arrival(s.current) > starvation {
+        if current > keeps || arrival(s.current) > starvation, !carriesTheRest(s.current) {
             let target =
                 eligible.last { rate($0) < current && rate($0) <= keeps && arrival($0) <= starvation } ?? lowest
             guard target != s.current else { return VariantChoice(index: s.current, reason: .hold) }
@@ -117,7 +144,9 @@ package struct DefaultVariantPolicy: VariantPolicy {
         let target = eligible.last {
             rate($0) > current && rate($0) <= estimate * fraction && arrival($0) <= tuning.upShare * (buffer + segment)
         }
-        if let target { return VariantChoice(index: target, reason: .bandwidthUp) }
+        let end = eligible.last { rate($0) > current && carriesTheRest($0) }
+        let best = [target, end].compactMap { $0 }.max { rate($0) < rate($1) }
+        if let best { return VariantChoice(index: best, reason: .bandwidthUp) }
         return VariantChoice(index: s.current, reason: .hold)
     }
 }

@@ -47,11 +47,16 @@ package struct VariantSituation: Sendable {
     package var segmentDuration: Double
     /// The caps in force.
     package var caps: VariantCaps
+    /// Seconds of media from the start of the segment about to be fetched to the end of the presentation (nil for a
+    /// live one): near the end of a video-on-demand item, what is buffered may carry the rest at a higher rung.
+    package var remainingDuration: Double?
 
     package init(
         variants: [VariantDescription], current: Int, eligible: [Int], estimatedBitRate: Double?,
-        forwardBuffer: Double?, mediaSequence: Int, segmentDuration: Double, caps: VariantCaps
+        forwardBuffer: Double?, mediaSequence: Int, segmentDuration: Double, caps: VariantCaps,
+        remainingDuration: Double? = nil
     ) {
+        self.remainingDuration = remainingDuration
         self.variants = variants
         self.current = current
         self.eligible = eligible

@@ -197,7 +197,8 @@ package struct ABRSimulation: Sendable {
                 let situation = VariantSituation(
                     variants: descriptions, current: current, eligible: Array(descriptions.indices),
                     estimatedBitRate: estimator.estimate, forwardBuffer: measured, mediaSequence: index,
-                    segmentDuration: ladder.segmentDuration, caps: VariantCaps())
+                    segmentDuration: ladder.segmentDuration, caps: VariantCaps(),
+                    remainingDuration: Double(ladder.segmentCount - index) * ladder.segmentDuration)
                 let choice = policy.chooseVariant(in: situation)
                 if choice.index != current, descriptions.indices.contains(choice.index) {
                     decisions.append(
