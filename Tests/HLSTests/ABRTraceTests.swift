@@ -6,7 +6,7 @@ import XCTest
 
 /// The trace bench's model, in simulated time: the checked-in traces (`share/abr-traces`), the segment simulation
 /// with the default policy, and the oracle (the best schedule in hindsight). The ladder is the bench's (600, 1,100
-/// and 2,100 kbit/s declared, 2 s segments, 60 s); the buffer holds 30 s at most.
+/// and 2,100 kbit/s declared, 2 s segments, 60 s); the buffer holds 14 s at most (``PlaybackRules``).
 final class ABRTraceTests: XCTestCase {
     static let ladder = SimulatedLadder(
         bitRates: [600_000, 1_100_000, 2_100_000], segmentDuration: 2, segmentCount: 30)
@@ -70,7 +70,7 @@ final class ABRTraceTests: XCTestCase {
 
     /// The policy's share of the oracle's QoE: the goal, 90 %, on the steady, step-down, LTE-like and outage traces
     /// (0.95–1.0); the step up (0.88: the oracle climbs to the top rung at 12 s, while the link is still 1.4 Mbit/s,
-    /// knowing it turns 4 Mbit/s at 20 s) and the 3G-like trace (0.82: the oracle climbs through a dip it knows ends)
+    /// knowing it turns 4 Mbit/s at 20 s) and the 3G-like trace (0.85: the oracle climbs through a dip it knows ends)
     /// fall short, and these floors keep them from getting worse. No stall on any.
     static let floors = ["steady": 0.95, "step-down": 0.95, "step-up": 0.85, "3g": 0.8, "lte": 0.9, "outage": 0.95]
 
