@@ -188,7 +188,7 @@ final class DefaultVariantPolicyTests: XCTestCase {
         // 0.8 × (4 + 2) s + 2 s.
         XCTAssertEqual(
             choose(current: 1, estimate: 1_300_000, buffer: 4, remaining: 4),
-            VariantChoice(index: 2, reason: .bandwidthUp))
+            VariantChoice(index: 2, reason: .endOfItem))
         XCTAssertEqual(
             choose(current: 1, estimate: 1_300_000, buffer: 4, remaining: 20), VariantChoice(index: 1, reason: .hold))
         XCTAssertEqual(choose(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))

@@ -72,6 +72,9 @@ public struct OAVFVariantDecision: Sendable, Equatable {
         case bandwidthDown
         /// The forward buffer was running dry.
         case bufferLow
+        /// Near the end of a video-on-demand item, the media buffered carries the rest of it on the variant chosen,
+        /// above what the estimate alone sustains.
+        case endOfItem
         /// The variant left the caps.
         case caps
         /// A variant's playlist failed to load.
@@ -127,6 +130,7 @@ extension OAVFVariantDecision.Reason {
         case .bandwidthUp: self = .bandwidthUp
         case .bandwidthDown: self = .bandwidthDown
         case .bufferLow: self = .bufferLow
+        case .endOfItem: self = .endOfItem
         case .caps: self = .caps
         case .fallback: self = .fallback
         case .policy: self = .policy

@@ -20,7 +20,7 @@ import PlaybackEngine
 /// 5. Near the end of a video-on-demand item (at most ``endSegments`` segments left,
 ///    ``VariantSituation/remainingDuration``): a variant whose segments, all of them to the end, arrive at
 ///    ``endEstimateShare`` of the estimate before the media ahead runs out is kept (no step 3) or moved up to
-///    (`bandwidthUp`): a buffer left at the end is of no use (BOLA-E; the oracle of the trace bench spends it there).
+///    (`endOfItem`): a buffer left at the end is of no use (BOLA-E; the oracle of the trace bench spends it there).
 ///
 /// The shares grow with the buffer from one segment to ``fullBufferSegments`` (0.85 → 2.0 up, 1.2 → 2.4 down): a deep
 /// buffer absorbs segments above the link's rate for a while (BOLA's buffer term), a shallow one does not. The numbers
@@ -145,8 +145,10 @@ package struct DefaultVariantPolicy: VariantPolicy {
             rate($0) > current && rate($0) <= estimate * fraction && arrival($0) <= tuning.upShare * (buffer + segment)
         }
         let end = eligible.last { rate($0) > current && carriesTheRest($0) }
-        let best = [target, end].compactMap { $0 }.max { rate($0) < rate($1) }
-        if let best { return VariantChoice(index: best, reason: .bandwidthUp) }
+        if let end, target.map({ rate(end) > rate($0) }) ?? true {
+            return VariantChoice(index: end, reason: .endOfItem)
+        }
+        if let target { return VariantChoice(index: target, reason: .bandwidthUp) }
         return VariantChoice(index: s.current, reason: .hold)
     }
 }

@@ -78,6 +78,9 @@ package enum VariantSwitchReason: String, Sendable, Equatable {
     case bandwidthDown
     /// The forward buffer is running dry.
     case bufferLow
+    /// Near the end of a video-on-demand item, the media buffered carries the rest of it on this variant (kept above
+    /// the estimate, or moved up to).
+    case endOfItem
     /// The variant playing is outside the caps now.
     case caps
     /// The variant playing (or the one asked for) could not be loaded.
