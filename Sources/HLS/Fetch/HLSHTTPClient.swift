@@ -119,8 +119,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         return (data, stream.responseURL ?? url)
     }
 
-    /// Abandons every transfer and releases the session once they end (see ``HTTPBodyStream/cancel()`` for why
-    /// tasks are not cancelled).
+    /// Abandons every transfer and releases the session once they end (their bodies are forgotten first, so their
+    /// tasks run to their end, bounded by the request timeout, as they did before a given-up body stopped its own).
     func invalidate() {
         let (session, pending): (URLSession?, [HTTPBodyStream]) = lock.withLock {
             invalidated = true
