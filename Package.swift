@@ -83,7 +83,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["CoreMedia", "CoreVideo", "FFmpegBridge", "PlaybackEngine", "OAVFLocking"]),
 
-        .executableTarget(name: "avplay", dependencies: ["AVFoundation", "OAVFLocking"]),
+        .executableTarget(name: "avplay", dependencies: ["AVFoundation", "OAVFLocking", "ImageIO"]),
 
         .testTarget(name: "CoreMediaTests", dependencies: ["CoreMedia"]),
         .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo"]),

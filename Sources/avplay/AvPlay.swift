@@ -12,6 +12,9 @@ struct AvPlay {
                  avplay info [--json] FILE|URL
                  avplay frame FILE|URL --at T [--exact] [--size WxH] -o OUT.png
                  avplay thumbs FILE|URL (--count N | --every T) [--width W] [--keyframes] -o OUT.png
+                 avplay thumbs FILE|DIR|URL … [--formats vtt,jellyfin,bif] [--every T] [--width W] [--tiles CxR]
+                        [--quality Q] [--keyframes] [-d DIR] [--files-from LIST] [--jobs N] [--shard I/N]
+                        [--resume] [--dry-run]
                  avplay decode-bench FILE|URL
                  avplay read-bench FILE|URL [--audio]
                  avplay seek-bench FILE|URL [--mode exact|keyframe] --targets T1,T2,…
@@ -96,6 +99,34 @@ struct AvPlay {
                               times N step(byCount: -1) after an exact seek to T; --mode first-picture opens the
                               file and exits once the output has its first picture
 
+        Strips (avplay thumbs in batch mode, for media servers):
+         avplay thumbs FILE|DIR …
+                              a scrubbing strip of every file (a folder is searched for media files), from one
+                              AVAssetImageGenerator pass per file: a picture every --every T seconds (default 10),
+                              --width W pixels wide (default 320), exact (with --keyframes the keyframe at or
+                              before each time), turned upright, as JPEG; one JSON line per file on stdout. Any
+                              option below turns batch mode on
+         --formats=<list>     any of vtt (NAME.sprites/: sheets 0.jpg … and thumbnails.vtt, whose cues point
+                              into them as 0.jpg#xywh=x,y,w,h), jellyfin (NAME.trickplay/W - CxR/0.jpg … as
+                              Jellyfin saves trickplay next to media, and its tiles playlist NAME.trickplay/W -
+                              CxR.m3u8) and bif (Roku's archive NAME-W-T.bif) (default: all three)
+         --tiles=<CxR>        thumbnails per sheet across and down (default 10x10, as Jellyfin)
+         --quality=<0-1>      JPEG quality (default 0.9, as Jellyfin)
+         -d, --output-dir=<folder>
+                              write under this folder (a folder input's subfolders mirrored) instead of next
+                              to each file
+         --files-from=<list>  also the files listed there, one a line (- reads standard input)
+         --jobs=<n>           N files at once, in this process (default 1)
+         --shard=<i/n>        only the files whose path (as listed) hashes to I modulo N (FNV-1a 64): N runs
+                              with I = 0 … N-1 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX, a Slurm
+                              array's task id) take each file once
+         --resume             skip the files done before (same settings, source unchanged, outputs present)
+         --dry-run            print a line per file of the shard (pending, or skipped with --resume) and stop
+        A file's line has path, status (ok, skipped, partial: some times had no picture, failed, cancelled),
+        outputs, images, missing (times without a picture), seconds (open, pictures, write, total) and error.
+        Outputs are made in .NAME.avplay-partial/ and renamed into place, the done record NAME.avplay-thumbs.json
+        last, so a killed run never leaves a half-written file counted as done.
+
         Memory (an app's loop on one AVPlayer, in real time; for make bench):
          avplay memory-bench FILE
                               cycles of: a new AVPlayerItem made current, ready, played 1 s (--play S), an exact
@@ -111,7 +142,9 @@ struct AvPlay {
          OAVF_FFMPEG_LOG      info|warning|error|debug shows FFmpeg's own log (default: quiet)
 
         Exit status: 0 on success, 1 when an input can't be opened or played (the error's description
-        is printed), 2 on a usage error.
+        is printed), 2 on a usage error. Strips: 0 when every file of the shard is done (or it has none),
+        1 when some failed or are partial, 2 on a usage error (nothing done), 3 when every file failed,
+        130 when stopped by SIGINT and 143 by SIGTERM (files in progress abandoned, nothing half-written).
         """
 
     static func main() async {
@@ -164,6 +197,11 @@ struct AvPlay {
 
 enum Terminal {
     static func error(_ message: String) {
+        FileHandle.standardError.write(Data("avplay: \(message)\n".utf8))
+    }
+
+    /// A remark on standard error (a summary, not a failure).
+    static func note(_ message: String) {
         FileHandle.standardError.write(Data("avplay: \(message)\n".utf8))
     }
 }

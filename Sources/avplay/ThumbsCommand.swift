@@ -98,6 +98,7 @@ enum ThumbsCommand {
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
+        if arguments.contains(where: ThumbsBatch.batchOptions.contains) { return await ThumbsBatch.run(arguments) }
         guard let o = parse(arguments) else { return 2 }
         let asset = AVURLAsset(url: mediaURL(o.input))
         let name = o.input.split(separator: "/").last.map(String.init) ?? o.input

@@ -40,7 +40,7 @@ final class AvplayManualTests: XCTestCase {
         XCTAssertEqual(
             sections,
             [
-                "NAME", "SYNOPSIS", "DESCRIPTION", "BASIC OPTIONS", "KEYS", "INFO", "FRAMES", "MEMORY",
+                "NAME", "SYNOPSIS", "DESCRIPTION", "BASIC OPTIONS", "KEYS", "INFO", "FRAMES", "STRIPS", "MEMORY",
                 "ENVIRONMENT", "EXIT STATUS",
             ])
         // Every option of the help is on the page (roff spells `-` as `\-`), as a tagged paragraph where the help
@@ -105,7 +105,11 @@ final class AvplayManualTests: XCTestCase {
         XCTAssertEqual(try complete(["avplay", "info", "--"]), ["--json"])
         XCTAssertEqual(
             Set(try complete(["avplay", "thumbs", "x.mp4", "--"])),
-            ["--count", "--every", "--width", "--keyframes", "--output"])
+            [
+                "--count", "--every", "--width", "--keyframes", "--output", "--formats", "--tiles", "--quality",
+                "--output-dir", "--files-from", "--jobs", "--shard", "--resume", "--dry-run",
+            ])
+        XCTAssertEqual(try complete(["avplay", "thumbs", "x", "--formats", "vtt,j"]), ["vtt,jellyfin"])
 
         // Every long option of the help is offered by some subcommand, and nothing else is.
         var offered = Set<String>()
