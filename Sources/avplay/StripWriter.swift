@@ -146,7 +146,9 @@ final class StripWriter {
         }
         if cell == nil {
             cell = (image.width, image.height)
-            if settings.formats.contains(.vtt) || settings.formats.contains(.jellyfin) { sheet = Data(count: sheetBytes) }
+            if settings.formats.contains(.vtt) || settings.formats.contains(.jellyfin) {
+                sheet = Data(count: sheetBytes)
+            }
         }
         present.append(index)
         let (w, h) = cell!
