@@ -12,7 +12,8 @@ import PlaybackEngine
 /// with its true `actualTime`. With the default tolerances (`.positiveInfinity`) a time is answered by the keyframe
 /// at or before it, decoded alone — nothing after it is read or decoded; with `.zero` tolerances it is answered by
 /// the picture showing at that time exactly. Work runs on the generator's own serial queue (one decoder, kept open
-/// between calls); completion handlers are called there, once per requested time.
+/// between calls); completion handlers are called there, once per requested time. Interlaced video is answered with
+/// the decoded frame, its two fields woven as they were coded (no deinterlacing: Apple documents none either).
 ///
 /// Differs from Apple:
 /// - `apertureMode`: `.cleanAperture` and `.productionAperture` show the decoder's cropped picture with square pixels
