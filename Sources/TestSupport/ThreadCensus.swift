@@ -21,4 +21,8 @@ public enum ThreadCensus {
     public static func names(withPrefix prefix: String) -> [String] {
         names().filter { $0.hasPrefix(prefix) }.sorted()
     }
+
+    /// Dispatch's pool workers (named for their QoS class, e.g. `…-qos.overcommit`): the pool grows and shrinks on
+    /// its own schedule, keeping idle workers for a while.
+    public static var dispatchWorkers: Int { names().filter { $0.contains("qos") }.count }
 }
