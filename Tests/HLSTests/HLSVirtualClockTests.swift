@@ -187,4 +187,97 @@ final class HLSVirtualClockTests: XCTestCase {
         XCTAssertEqual(counts[video], HLSFixture.vod.facts.video.frameCount)
         XCTAssertTrue(deadlines.isEmpty)
     }
+
+    /// The reader at the live edge waits for a reload that changes the playlist: a seek's wake
+    /// (`wakeBlockedRead()`, which the demuxer sends with every seek) ends that wait at once with the clock standing
+    /// still — the read gives the thread back (`tryAgain`) with no reload — and so does an interruption. Each wait
+    /// was begun once and ended by its wake: nothing polls (a wait that looked at its flags every few milliseconds
+    /// would have begun again and again while the test stood by).
+    func test_aWakeOrAnInterruption_endsTheWaitForAReload_withTheClockStill_andNothingPolls() throws {
+        let live = try HLSLiveWindow(
+            contentsOf: Fixtures.url(.vod), window: .sliding(segments: 3), atEnd: .loop, advance: .clock(clock))
+        let source = try openLive(live)
+        let refresher = try XCTUnwrap(source.inputs.first?.refresher)
+        let wakers = source.readControl.wakers
+        func readInTheBackground() -> Locked<Result<[Int: Int], FFmpegError>?> {
+            let result = Locked<Result<[Int: Int], FFmpegError>?>(nil)
+            Thread {
+                let read: Result<[Int: Int], FFmpegError>
+                do throws(FFmpegError) {
+                    read = .success(try Self.readAll(source))
+                } catch {
+                    read = .failure(error)
+                }
+                result.withLock { $0 = read }
+            }.start()
+            return result
+        }
+
+        let first = readInTheBackground()
+        // Registered: the refresher's thread (waiting for its reload at 2 s) and the reader.
+        waitUntil("the reader waits for a reload: \(refresher.readerWaitCount), \(deadlines)") {
+            refresher.readerWaitCount == 1 && deadlines == [2] && wakers.registeredCount == 2
+        }
+        // Real time for a poll to show itself (nothing is asserted of it: a busy machine only makes it longer).
+        usleep(200_000)
+        XCTAssertEqual(refresher.readerWaitCount, 1, "one wait, not one per poll")
+        source.wakeBlockedRead()
+        waitUntil("the read gave the thread back") { first.current != nil }
+        guard case .failure(let woken)? = first.current else { return XCTFail("\(String(describing: first.current))") }
+        XCTAssertEqual(woken, FFmpegError.tryAgain)
+        XCTAssertEqual(refresher.readerWaitCount, 1, "the wake ended the one wait")
+        XCTAssertEqual(clock.time, .zero, "the clock did not move")
+        XCTAssertEqual(playlistRequests, 1, "no reload")
+
+        let second = readInTheBackground()
+        waitUntil("the reader waits again: \(refresher.readerWaitCount)") {
+            refresher.readerWaitCount == 2 && wakers.registeredCount == 2
+        }
+        source.interrupt()
+        waitUntil("the interrupted read returned") { second.current != nil }
+        guard case .failure(let interrupted)? = second.current else {
+            return XCTFail("\(String(describing: second.current))")
+        }
+        XCTAssertEqual(interrupted, FFmpegError.exit)
+        XCTAssertEqual(refresher.readerWaitCount, 2)
+        waitUntil("the refresher's thread ended: \(wakers.registeredCount)") { wakers.registeredCount == 0 }
+        XCTAssertTrue(deadlines.isEmpty)
+        XCTAssertEqual(clock.time, .zero)
+    }
+
+    /// A seek posted to the demuxer while its source waits at the live edge for a reload is taken without the clock
+    /// moving: the demuxer reports it performed, and reads the window again from its start.
+    func test_demuxerSeek_whileTheReaderWaitsForAReload_completesWithTheClockStill() throws {
+        let live = try HLSLiveWindow(
+            contentsOf: Fixtures.url(.vod), window: .sliding(segments: 3), atEnd: .loop, advance: .clock(clock))
+        // Opened and read once here, so the reloads start (and their refresher is set) before the demux thread owns
+        // the source.
+        let source = try openLive(live)
+        let refresher = try XCTUnwrap(source.inputs.first?.refresher)
+        var queues: [Int: PacketQueue] = [:]
+        for stream in source.info.streams where stream.kind == .video || stream.kind == .audio {
+            queues[stream.index] = PacketQueue(streamIndex: stream.index, timeBase: stream.timeBase)
+        }
+        let demuxer = Demuxer(source: source, streams: queues)
+        let events = Locked<[DemuxEvent]>([])
+        demuxer.onEvent = { event in events.withLock { $0.append(event) } }
+        demuxer.start()
+        defer { demuxer.stop() }
+        waitUntil("the demuxer waits at the live edge: \(refresher.readerWaitCount), \(deadlines)") {
+            refresher.readerWaitCount == 1 && deadlines == [2]
+        }
+        let window = try XCTUnwrap(source.liveWindow)
+        demuxer.seek(to: window.start)
+        waitUntil("the seek was performed: \(events.current)") {
+            events.current.contains { if case .seekCompleted = $0 { true } else { false } }
+        }
+        XCTAssertEqual(demuxer.seeksPerformed, 1)
+        XCTAssertEqual(clock.time, .zero, "the clock did not move")
+        XCTAssertEqual(playlistRequests, 1, "no reload was needed")
+        // Read again from the window's start, to the live edge, where it waits again.
+        waitUntil("the demuxer waits at the live edge again: \(refresher.readerWaitCount)") {
+            refresher.readerWaitCount == 2
+        }
+        XCTAssertFalse(events.current.contains { if case .readError = $0 { true } else { false } })
+    }
 }

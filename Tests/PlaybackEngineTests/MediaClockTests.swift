@@ -25,7 +25,7 @@ final class MediaClockTests: XCTestCase {
         let clock = MediaClock(virtual)
         let woke = Locked<Bool?>(nil)
         let thread = Thread {
-            let reached = clock.sleep(until: clock.deadline(after: 1), isInterrupted: { false })
+            let reached = clock.sleep(until: clock.deadline(after: 1), wakers: WaitWakers(), isInterrupted: { false })
             woke.withLock { $0 = reached }
         }
         thread.start()
@@ -39,21 +39,33 @@ final class MediaClockTests: XCTestCase {
         XCTAssertEqual(virtual.pendingDeadlines, [])
     }
 
-    func test_sleep_interrupted_returnsFalse_andLeavesNoDeadline() {
+    /// An interruption ends the sleep through its wakers, at once: it is not polled. The sleep registered with the
+    /// wakers while it slept, and only then.
+    func test_sleep_interruptedAndWoken_returnsFalse_andLeavesNoDeadline() {
         let virtual = VirtualClock(mode: .manual)
         let clock = MediaClock(virtual)
+        let wakers = WaitWakers()
         let interrupted = Locked(false)
+        let checks = Locked(0)
         let woke = Locked<Bool?>(nil)
         let thread = Thread {
-            let reached = clock.sleep(until: clock.deadline(after: 5), isInterrupted: { interrupted.current })
+            let reached = clock.sleep(until: clock.deadline(after: 5), wakers: wakers) {
+                checks.withLock { $0 += 1 }
+                return interrupted.current
+            }
             woke.withLock { $0 = reached }
         }
         thread.start()
-        waitUntil("the sleeper waits for 5 s") { virtual.pendingDeadlines == [seconds(5)] }
+        waitUntil("the sleeper waits for 5 s") {
+            virtual.pendingDeadlines == [seconds(5)] && wakers.registeredCount == 1
+        }
         interrupted.withLock { $0 = true }
+        wakers.wakeAll()
         waitUntil("the sleeper gave up") { woke.withLock { $0 } != nil }
         XCTAssertEqual(woke.withLock { $0 }, false)
+        XCTAssertEqual(checks.current, 2, "one look before the wait, one after the wake: no poll")
         XCTAssertEqual(virtual.pendingDeadlines, [])
+        XCTAssertEqual(wakers.registeredCount, 0)
         XCTAssertEqual(virtual.time, .zero, "the clock did not move")
     }
 
@@ -67,7 +79,7 @@ final class MediaClockTests: XCTestCase {
             condition.lock()
             var reached = false
             while !signalled.current && !reached {
-                reached = clock.wait(on: condition, until: clock.deadline(after: 10), slice: 60)
+                reached = clock.wait(on: condition, until: clock.deadline(after: 10))
             }
             condition.unlock()
             result.withLock { $0 = reached }
@@ -84,9 +96,9 @@ final class MediaClockTests: XCTestCase {
         let condition = ConditionLock()
         let clock = MediaClock.host
         XCTAssertFalse(clock.isVirtual)
-        let reached = condition.withLock { clock.wait(on: condition, until: clock.nanoseconds, slice: 60) }
+        let reached = condition.withLock { clock.wait(on: condition, until: clock.nanoseconds) }
         XCTAssertTrue(reached)
-        XCTAssertTrue(clock.sleep(until: 0, isInterrupted: { false }))
+        XCTAssertTrue(clock.sleep(until: 0, wakers: WaitWakers(), isInterrupted: { false }))
     }
 
     func test_forSources_keepsAManualClock_andGivesTheHostClockOtherwise() {

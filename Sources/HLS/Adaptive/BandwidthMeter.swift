@@ -43,22 +43,24 @@ final class BandwidthMeter {
         return estimator.estimate
     }
 
-    /// One sample of `transfers`: bytes × 8 over the union of their intervals; nil when there is nothing to measure.
+    /// One sample of `transfers`: bytes × 8 over the union of their intervals (on the monotonic clock:
+    /// ``NetworkLog/Transfer/monotonicStart``, never the wall-clock dates, which can jump); nil when there is nothing
+    /// to measure.
     static func sample(of transfers: [NetworkLog.Transfer]) -> (bitsPerSecond: Double, mediaSeconds: Double)? {
-        let intervals = transfers.filter { $0.bytes > 0 }.map { ($0.start, $0.start.addingTimeInterval($0.duration)) }
+        let intervals = transfers.filter { $0.bytes > 0 }.map { ($0.monotonicStart, $0.monotonicStart + $0.duration) }
             .sorted { $0.0 < $1.0 }
         guard !intervals.isEmpty else { return nil }
         var busy = 0.0
         var (start, end) = intervals[0]
         for (s, e) in intervals.dropFirst() {
             if s > end {
-                busy += end.timeIntervalSince(start)
+                busy += end - start
                 (start, end) = (s, e)
             } else if e > end {
                 end = e
             }
         }
-        busy += end.timeIntervalSince(start)
+        busy += end - start
         let bytes = transfers.reduce(Int64(0)) { $0 + $1.bytes }
         // The seconds of playback fetched: the variant's segments (its transfers carry its bit rate), else the longest.
         let variantSeconds = transfers.filter { $0.indicatedBitrate != nil }.reduce(0) { $0 + $1.mediaDuration }

@@ -32,9 +32,13 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     /// Guarded by `lock`.
     private var session: URLSession?
     private var invalidated = false
+    /// Where the reads of its bodies register while they wait, so that an interruption of their reader (which the
+    /// reader's source announces through ``HLSReadControl/wakeWaiters()``) wakes them at once.
+    let wakers: WaitWakers
 
-    init(options: SourceOptions) {
+    init(options: SourceOptions, wakers: WaitWakers = WaitWakers()) {
         self.options = options
+        self.wakers = wakers
         let configuration = URLSessionConfiguration.ephemeral
         let timeout = Double(options.readTimeoutMicroseconds) / 1e6
         configuration.timeoutIntervalForRequest = timeout
@@ -72,7 +76,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         content: NetworkLog.Transfer.Content = .unspecified
     ) -> HTTPBodyStream {
         let stream = HTTPBodyStream(
-            url: url, kind: kind, mediaDuration: mediaDuration, indicatedBitrate: indicatedBitrate, content: content)
+            url: url, kind: kind, mediaDuration: mediaDuration, indicatedBitrate: indicatedBitrate, content: content,
+            wakers: wakers)
         guard Self.isFetchable(url) else {
             stream.finish(error: Self.forbidden(url))
             return stream
@@ -245,7 +250,8 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
             log.record(
                 NetworkLog.Transfer(
                     kind: stream.kind, uri: stream.url.absoluteString, serverAddress: host, bytes: stream.bytesReceived,
-                    duration: stream.downloadDuration, start: stream.started, mediaDuration: stream.mediaDuration,
+                    duration: stream.downloadDuration, start: stream.started, monotonicStart: stream.startedMonotonic,
+                    mediaDuration: stream.mediaDuration,
                     indicatedBitrate: stream.indicatedBitrate, content: stream.content))
         }
     }

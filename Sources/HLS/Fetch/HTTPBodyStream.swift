@@ -13,9 +13,10 @@ import FoundationNetworking
 /// Real time, whatever clock the source's schedules run on (`SourceOptions.clock`): the download's duration is what
 /// the bandwidth estimate and the access log measure of the network, which a virtual clock does not see (bytes
 /// arrive while it stands still), so it is taken on the monotonic host clock (``MonotonicTime``; never wall time,
-/// which can jump). The reader's 50 ms waits only bound how soon it notices an interruption, and a server that stops
-/// sending is the HTTP client's request timeout (`SourceOptions.readTimeoutMicroseconds`, 15 s), also real time: it
-/// protects against a dead server, which no test clock should be able to hold back or hasten.
+/// which can jump). The reader's wait does not poll: arriving bytes, the end and ``cancel()`` signal it, and its
+/// reader's interruption wakes it through ``wakers`` (the source's ``HLSReadControl/wakeWaiters()``). A server that
+/// stops sending is the HTTP client's request timeout (`SourceOptions.readTimeoutMicroseconds`, 15 s), also real
+/// time: it protects against a dead server, which no test clock should be able to hold back or hasten.
 ///
 /// Thread-safe: URLSession's delegate queue writes, the demux (or preparation) thread reads.
 final class HTTPBodyStream: @unchecked Sendable {
@@ -30,14 +31,17 @@ final class HTTPBodyStream: @unchecked Sendable {
     /// What it carries, for the log.
     let content: NetworkLog.Transfer.Content
     /// When it was asked for (the client hands the request to the session right after): the wall-clock date the
-    /// logs show.
+    /// logs show (a date is the value here; nothing is measured from it).
     let started = Date()
-    /// The same instant on the monotonic clock (seconds), which durations are measured from.
-    private let startedMonotonic = MonotonicTime.now
-    /// Guards the body's state below; the reading thread sleeps on it until bytes arrive. URLSession's delegate queue
-    /// appends, the source's reading thread reads. Not an engine command: the reader blocks in libavformat's I/O
+    /// The same instant on the monotonic clock (seconds), which durations are measured from, and by which the
+    /// bandwidth meter lines transfers up (``NetworkLog/Transfer/monotonicStart``).
+    let startedMonotonic = MonotonicTime.now
+    /// Guards the fields below; signalled when bytes arrive, the body ends or is abandoned. URLSession's delegate
+    /// queue appends, the source's reading thread reads. Not an engine command: the reader blocks in libavformat's I/O
     /// callback, outside the engine's loop.
     private let condition = ConditionLock()
+    /// Where a waiting read registers `condition`, so that its reader's interruption wakes it.
+    private let wakers: WaitWakers
     /// Guarded by `condition`: bytes received and not yet read.
     private var pending = Data()
     private var pendingOffset = 0
@@ -57,8 +61,10 @@ final class HTTPBodyStream: @unchecked Sendable {
 
     init(
         url: URL, kind: NetworkLog.Transfer.Kind = .other, mediaDuration: TimeInterval = 0,
-        indicatedBitrate: Double? = nil, content: NetworkLog.Transfer.Content = .unspecified
+        indicatedBitrate: Double? = nil, content: NetworkLog.Transfer.Content = .unspecified,
+        wakers: WaitWakers = WaitWakers()
     ) {
+        self.wakers = wakers
         self.url = url
         self.kind = kind
         self.mediaDuration = mediaDuration
@@ -138,8 +144,10 @@ final class HTTPBodyStream: @unchecked Sendable {
     var responseURL: URL? { condition.withLock { finalURL } }
 
     /// Copies up to `buffer.count` bytes; 0 at the end of the body. Blocks until bytes arrive; throws the transfer's
-    /// failure, or `FFmpegError.exit` once `isInterrupted` says so (polled every 50 ms).
+    /// failure, or `FFmpegError.exit` once `isInterrupted` says so (whoever sets it wakes ``wakers``).
     func read(into buffer: UnsafeMutableRawBufferPointer, isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
+        let token = wakers.register(condition)
+        defer { wakers.unregister(token) }
         condition.lock()
         defer { condition.unlock() }
         let count = min(try awaitPending(isInterrupted: isInterrupted), buffer.count)
@@ -156,6 +164,8 @@ final class HTTPBodyStream: @unchecked Sendable {
     func readAvailable<Bytes: RangeReplaceableCollection<UInt8>>(
         appendingTo bytes: inout Bytes, isInterrupted: () -> Bool
     ) throws(FFmpegError) -> Int {
+        let token = wakers.register(condition)
+        defer { wakers.unregister(token) }
         condition.lock()
         defer { condition.unlock() }
         let count = try awaitPending(isInterrupted: isInterrupted)
@@ -164,8 +174,8 @@ final class HTTPBodyStream: @unchecked Sendable {
         return count
     }
 
-    /// Waits, with `condition` locked, until bytes are pending, the body ended or failed, or `isInterrupted` says so
-    /// (polled every 50 ms); returns the count pending, 0 at the end.
+    /// Waits, with `condition` locked (and registered with ``wakers``), until bytes are pending, the body ended or
+    /// failed, or `isInterrupted` says so; returns the count pending, 0 at the end.
     private func awaitPending(isInterrupted: () -> Bool) throws(FFmpegError) -> Int {
         while true {
             let available = pending.count - pendingOffset
@@ -173,7 +183,7 @@ final class HTTPBodyStream: @unchecked Sendable {
             if let failure { throw failure }
             if finished { return 0 }
             if isInterrupted() { throw FFmpegError.exit }
-            condition.wait(timeout: 0.05)
+            condition.wait()
         }
     }
 

@@ -321,13 +321,15 @@ final class HLSInput {
     }
 
     /// Live: waits for the refresher to list segments past the feed's (adopting each newer playlist), or the end.
-    /// A wake request (a seek) ends the wait with `FFmpegError.tryAgain`; a failed reload ends it with its error.
+    /// A wake request (a seek) ends the wait with `FFmpegError.tryAgain`; a failed reload ends it with its error;
+    /// each ends it at once (the wait is woken, it does not poll: ``HLSPlaylistRefresher/waitForChange(after:unless:)``).
     private func reloadForMore() throws(FFmpegError) -> Bool {
         guard playlist.isLive, let refresher else { return false }
         while true {
             if isInterrupted() { throw FFmpegError.exit }
             if readControl.takeWake() { throw FFmpegError.tryAgain }
-            let latest = refresher.snapshot
+            let state = refresher.state
+            let latest = state.snapshot
             if latest.generation != adoptedGeneration {
                 adoptedGeneration = latest.generation
                 playlist = latest.playlist
@@ -336,12 +338,14 @@ final class HLSInput {
                 if feed.nextIndex < latest.playlist.segments.count { return true }
             }
             if latest.playlist.hasEndList { return false }
-            if let failure = refresher.failure {
+            if let failure = state.failure {
                 // The demuxer passes on only the code: keep the text for ``feedFailure``.
                 reloadFailure = failure
                 throw failure
             }
-            refresher.waitForChange(after: adoptedGeneration, timeout: 0.05)
+            refresher.waitForChange(after: state.changes) { [isInterrupted, readControl] in
+                isInterrupted() || readControl.isWakeRequested
+            }
         }
     }
 

@@ -19,11 +19,13 @@ import PlaybackEngine
 ///
 /// Time: the schedule and the unchanged rule read ``clock`` (the engine's, through `SourceOptions.clock`): on a
 /// `.manual` virtual clock a reload is due when a test has moved the clock a target duration, and the clock's move
-/// wakes the thread at once. Real time only bounds how long the thread sleeps before it looks again at what nobody
-/// signals (an interruption, suspended reloads: ``pollInterval``); the transfer's own timeout is the HTTP client's.
+/// wakes the thread at once. Nothing polls in real time: the thread's waits, and a reader's
+/// (``waitForChange(after:unless:)``), are registered with the source's ``HLSReadControl/wakers``, so a suspension
+/// lifted, a wake request (a seek) or an interruption wakes them at once; the transfer's own timeout is the HTTP
+/// client's.
 ///
-/// Threads: its own ("oavf.hls-reload"); ``snapshot``, ``failure``, ``waitForChange(after:timeout:)`` and ``stop()``
-/// from any thread.
+/// Threads: its own ("oavf.hls-reload"); ``snapshot``, ``failure``, ``state``, ``waitForChange(after:unless:)`` and
+/// ``stop()`` from any thread.
 final class HLSPlaylistRefresher: @unchecked Sendable {
     /// A reloaded playlist with where its first segment starts.
     struct Snapshot {
@@ -42,13 +44,18 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
     private let onChange: (Snapshot) -> Void
     /// What the schedule and the unchanged rule read (immutable).
     let clock: MediaClock
-    /// Guards `latest`, `stopped` and `lastFailure`; signalled when `latest` changes or the refresher ends; the
-    /// refresher's thread waits on it for its next reload. The refresher's thread and the source's reading thread. Not
-    /// an engine command: the source's threads run beside the engine and block here.
+    /// Guards `latest`, `stopped`, `lastFailure`, `changes` and `readerWaits`; signalled when `latest` or
+    /// `lastFailure` changes or the refresher stops; the refresher's thread waits on it for its next reload, readers
+    /// for a change. Not an engine command: the source's threads run beside the engine and block here.
     private let condition = ConditionLock()
     private var latest: Snapshot
     private var stopped = false
     private var lastFailure: FFmpegError?
+    /// Counts what a reader waits for: changes of `latest`, `lastFailure` (set or cleared) and `stopped`.
+    private var changes = 0
+    /// Counts the waits readers began in ``waitForChange(after:unless:)`` (one per change, wake or interruption
+    /// that ended one: a test sees that nothing polls by it).
+    private var readerWaits = 0
 
     /// A refresher of the live playlist at `url`, listed as `playlist` now, whose first segment starts at
     /// `startMicroseconds`; its schedule runs on `clock`. Any thread; nothing runs before ``start()``.
@@ -77,10 +84,15 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
         thread.start()
     }
 
-    /// Ends the thread at its next wait (a transfer under way ends at its own next wait). Any thread.
+    /// Ends the thread at once, also from the middle of a transfer (the source's waits are woken). Any thread
+    /// holding none of the source's conditions.
     func stop() {
-        condition.withLock { stopped = true }
+        condition.withLock {
+            stopped = true
+            changes += 1
+        }
         condition.broadcast()
+        control.wakeWaiters()
     }
 
     /// The latest playlist. Any thread.
@@ -89,23 +101,39 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
     /// Why the last reload failed (nil after a successful one). Any thread.
     var failure: FFmpegError? { condition.withLock { lastFailure } }
 
-    /// Waits at most `timeout` seconds of real time for a snapshot newer than `generation` (a change wakes it at
-    /// once). Real time on purpose: the timeout is how often the caller looks at its own flags (an interruption, a
-    /// wake request), not a schedule. Any thread.
-    func waitForChange(after generation: Int, timeout: TimeInterval) {
-        condition.withLock {
-            if latest.generation == generation && !stopped {
-                condition.wait(timeout: timeout)
+    /// The latest playlist, why the last reload failed, and the count of changes to give
+    /// ``waitForChange(after:unless:)``, read together. Any thread.
+    var state: (snapshot: Snapshot, failure: FFmpegError?, changes: Int) {
+        condition.withLock { (latest, lastFailure, changes) }
+    }
+
+    /// The waits readers began so far (see `readerWaits`). Any thread.
+    var readerWaitCount: Int { condition.withLock { readerWaits } }
+
+    /// Waits until something changed since ``state`` said `changes` (a reload changed the playlist, a failure was
+    /// set or cleared, the refresher stopped), or until `wakeCondition` holds — the caller's flags: an interruption, a
+    /// wake request. Whoever sets those calls the source's ``HLSReadControl/wakeWaiters()`` (or a method that does),
+    /// which ends the wait at once: no timeout, no poll. `wakeCondition` is called with the refresher's lock held.
+    /// Any thread.
+    func waitForChange(after changes: Int, unless wakeCondition: () -> Bool) {
+        control.wakers.whileRegistered(condition) {
+            condition.withLock {
+                readerWaits += 1
+                while self.changes == changes && !wakeCondition() {
+                    condition.wait()
+                }
             }
         }
     }
 
+    /// Sets `lastFailure` (with the refresher's lock held), counting a change when it is set or cleared.
+    private func setFailure(_ failure: FFmpegError?) {
+        if (lastFailure == nil) != (failure == nil) { changes += 1 }
+        lastFailure = failure
+    }
+
     /// Whether ``stop()`` was called or the source is interrupted. Any thread.
     private var isStopped: Bool { condition.withLock { stopped } || isInterrupted() }
-
-    /// Seconds of real time the thread waits at most before it looks again at what nobody signals (an
-    /// interruption, suspended reloads): a reaction time, not part of the schedule.
-    static let pollInterval = 0.05
 
     /// How many target durations a live playlist may stay unchanged before it counts as stopped.
     static let unchangedLimit = 1.5
@@ -117,6 +145,9 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
     /// The refresher's thread: reloads when due on ``clock`` (from `started`, its reading when ``start()`` was
     /// called) until stopped, interrupted, or the playlist ends.
     private func run(startedAt started: UInt64) {
+        // Suspension lifted, interruption: the source's wakers wake the waits below.
+        let token = control.wakers.register(condition)
+        defer { control.wakers.unregister(token) }
         var lastReload = started
         var changed = true
         // Since when reloads have found the playlist unchanged (or reloading resumed), and how many did in a row.
@@ -126,16 +157,18 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             let current = snapshot
             let target = current.playlist.targetDuration
             if control.reloadsSuspended {
+                // Until the suspension is lifted (its setter wakes this wait), the source interrupted or stopped.
+                condition.withLock {
+                    while !stopped && control.reloadsSuspended && !isInterrupted() { condition.wait() }
+                }
+                // Time spent suspended does not count as unchanged.
                 unchangedSince = clock.nanoseconds
                 unchangedReloads = 0
-                condition.withLock {
-                    if !stopped { condition.wait(timeout: Self.pollInterval) }
-                }
                 continue
             }
             let due = lastReload &+ MediaClock.nanoseconds(changed ? target : target / 2)
             let isDue = condition.withLock {
-                !stopped && clock.wait(on: condition, until: due, slice: Self.pollInterval)
+                !stopped && !isInterrupted() && !control.reloadsSuspended && clock.wait(on: condition, until: due)
             }
             guard isDue else { continue }
             let reloaded: HLSPlaylist
@@ -144,7 +177,7 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
                     url, client: client, parser: parser, isInterrupted: { [self] in isStopped })
             } catch {
                 if isStopped { return }
-                condition.withLock { lastFailure = error }
+                condition.withLock { setFailure(error) }
                 condition.broadcast()
                 lastReload = clock.nanoseconds
                 changed = false
@@ -153,9 +186,10 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             lastReload = clock.nanoseconds
             guard case .media(let playlist) = reloaded else {
                 condition.withLock {
-                    lastFailure = FFmpegError(
-                        code: FFmpegError.invalidData.code,
-                        function: "HLS: \(url.absoluteString) became a multivariant playlist")
+                    setFailure(
+                        FFmpegError(
+                            code: FFmpegError.invalidData.code,
+                            function: "HLS: \(url.absoluteString) became a multivariant playlist"))
                 }
                 condition.broadcast()
                 return
@@ -168,20 +202,21 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             unchangedReloads = changed ? 0 : unchangedReloads + 1
             if changed {
                 unchangedSince = lastReload
-                condition.withLock { lastFailure = nil }
+                condition.withLock { setFailure(nil) }
             } else if target > 0, unchangedFor > Self.unchangedLimit * target,
                 unchangedReloads >= Self.unchangedReloadsToGiveUp
             {
                 condition.withLock {
-                    lastFailure = FFmpegError(
-                        code: FFmpegError.invalidData.code,
-                        function: "HLS: the live playlist \(url.absoluteString) has not changed for "
-                            + String(format: "%.1f", unchangedFor) + " s (more than \(Self.unchangedLimit) × its "
-                            + "target duration of \(target) s)")
+                    setFailure(
+                        FFmpegError(
+                            code: FFmpegError.invalidData.code,
+                            function: "HLS: the live playlist \(url.absoluteString) has not changed for "
+                                + String(format: "%.1f", unchangedFor) + " s (more than \(Self.unchangedLimit) × "
+                                + "its target duration of \(target) s)"))
                 }
                 condition.broadcast()
             } else {
-                condition.withLock { lastFailure = nil }
+                condition.withLock { setFailure(nil) }
             }
             guard changed else {
                 // Date ranges added or updated with no new segment still reach the source's readers.
@@ -189,7 +224,10 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
                     var updated = current
                     updated.playlist.dateRanges = playlist.dateRanges
                     updated.generation += 1
-                    condition.withLock { latest = updated }
+                    condition.withLock {
+                        latest = updated
+                        changes += 1
+                    }
                     condition.broadcast()
                     onChange(updated)
                 }
@@ -201,7 +239,10 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
                 startMicroseconds: current.startMicroseconds
                     + Int64((old.startOffset(ofSegment: removed) * 1e6).rounded()),
                 generation: current.generation + 1)
-            condition.withLock { latest = next }
+            condition.withLock {
+                latest = next
+                changes += 1
+            }
             condition.broadcast()
             onChange(next)
             if playlist.hasEndList { return }

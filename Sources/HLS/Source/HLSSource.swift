@@ -34,8 +34,8 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     let cancellation: Cancellation
     let interruptFlag = InterruptFlag()
-    /// Wake and suspension requests to the reading thread's reload waits.
-    let readControl = HLSReadControl()
+    /// Wake, suspension and interruption requests to the source's waits (its client's body reads included).
+    let readControl: HLSReadControl
     let client: HLSHTTPClient
     let parser = HLSParser()
     /// Set by ``open()`` and not changed afterwards (members other threads may use after it read it): the variant
@@ -88,11 +88,18 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         self.url = url
         self.sourceOptions = sourceOptions
         self.cancellation = cancellation
-        client = HLSHTTPClient(options: sourceOptions)
+        let wakers = WaitWakers()
+        client = HLSHTTPClient(options: sourceOptions, wakers: wakers)
+        readControl = HLSReadControl(wakers: wakers)
         control = VariantControl(
             caps: VariantCaps(
                 maximumPeakBitRate: sourceOptions.maximumPeakBitRate,
                 maximumResolution: sourceOptions.maximumResolution))
+        // A load cancelled (the asset released) ends the waits at once, as ``interrupt()`` does.
+        cancellation.whenCancelled { [weak client, weak readControl] in
+            client?.invalidate()
+            readControl?.wakeWaiters()
+        }
     }
 
     deinit {
@@ -550,10 +557,12 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         (nil, nil)
     }
 
+    /// Interrupts every read, reload and transfer of the source for good; each wait sees it at once.
     package func interrupt() {
         interruptFlag.abort()
         cancellation.cancel()
         client.invalidate()
+        readControl.wakeWaiters()
     }
 
     package var isInterrupted: Bool { isInterruptedNow }

@@ -42,13 +42,14 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
     /// (the played source's).
     init(
         rendition: HLSSubtitleRendition, streams: MediaInfo, sourceOptions: SourceOptions, client: HLSHTTPClient,
-        readControl: HLSReadControl = HLSReadControl()
+        readControl: HLSReadControl? = nil
     ) {
         self.rendition = rendition
         self.streams = streams
         self.sourceOptions = sourceOptions
         self.client = client
-        self.readControl = readControl
+        // (The played source's; its own otherwise, waking the waits of `client`'s transfers.)
+        self.readControl = readControl ?? HLSReadControl(wakers: client.wakers)
     }
 
     deinit {
@@ -88,7 +89,8 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
         guard let refresher, var playlist else { return false }
         while true {
             if interruptFlag.isAborted { throw FFmpegError.exit }
-            let latest = refresher.snapshot
+            let state = refresher.state
+            let latest = state.snapshot
             if latest.generation != adoptedGeneration {
                 adoptedGeneration = latest.generation
                 let nextSequence = playlist.mediaSequence + nextIndex
@@ -99,7 +101,8 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
             }
             if playlist.hasEndList { return false }
             // (A playlist that stopped updating loses its later cues, not the item: it is waited for until the end.)
-            refresher.waitForChange(after: adoptedGeneration, timeout: 0.05)
+            // Woken by a change, or by ``interrupt()`` at once.
+            refresher.waitForChange(after: state.changes) { [interruptFlag] in interruptFlag.isAborted }
         }
     }
 
@@ -183,10 +186,12 @@ final class HLSSubtitleSource: MediaSource, @unchecked Sendable {
         (nil, nil)
     }
 
-    /// Ends this source's reading (its transfer stops at its next wait), not the played source's.
+    /// Ends this source's reading, not the played source's: its waits (for a reload, for a transfer's bytes) are
+    /// woken and see the flag at once.
     func interrupt() {
-        // (The refresher, polling the same flag, ends with it.)
+        // (The refresher, reading the same flag, ends with it.)
         interruptFlag.abort()
+        readControl.wakeWaiters()
     }
 
     var isInterrupted: Bool { interruptFlag.isAborted }

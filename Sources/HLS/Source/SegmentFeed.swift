@@ -298,10 +298,12 @@ final class SegmentFeed: ByteStreamReader {
         let resumable = !encrypted || deliveredInSegment == 0
         if triesOfSegment < Self.retries && resumable {
             triesOfSegment += 1
-            // On the source's clock: a virtual one lets the retry go only when a test moves it (looking at the
-            // interruption every 50 ms of real time meanwhile).
+            // On the source's clock: a virtual one lets the retry go only when a test moves it; an interruption
+            // wakes the sleep at once (the client's wakers).
             let retryAt = clock.deadline(after: Self.backOff(try: triesOfSegment))
-            guard clock.sleep(until: retryAt, isInterrupted: isInterrupted) else { throw FFmpegError.exit }
+            guard clock.sleep(until: retryAt, wakers: client.wakers, isInterrupted: isInterrupted) else {
+                throw FFmpegError.exit
+            }
             do {
                 current = (index, try start(segment: segment, skippingBytes: deliveredInSegment))
             } catch {

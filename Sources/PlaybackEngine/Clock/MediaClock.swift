@@ -5,11 +5,11 @@ import OAVFLocking
 /// monotonic clock (``HostClock``, `CLOCK_MONOTONIC`; never the wall clock, which can jump), or a ``VirtualClock``
 /// (`AVPlayer.sourceClock`), whose time moves only when the engine (`.untimed`) or a test (`.manual`) moves it.
 ///
-/// A timed wait on it (``wait(on:until:slice:)``, ``sleep(until:slice:isInterrupted:)``) ends when the clock
-/// reaches its deadline — on a virtual clock the ``VirtualClock/advance(by:)`` that moves it there wakes the waiter
-/// at once — or when the waiter's condition is signalled (a command, a stop), and in any case after a slice of real
-/// time, so that a flag nobody signals (an interruption) is still noticed: the clock decides when something is due,
-/// real time only how soon a waiter looks again. The deadlines a virtual clock is waited for are listed by its
+/// A timed wait on it (``wait(on:until:)``, ``sleep(until:wakers:isInterrupted:)``) ends when the clock reaches
+/// its deadline — on a virtual clock the ``VirtualClock/advance(by:)`` that moves it there wakes the waiter at once —
+/// or when the waiter's condition is signalled (a command, a stop, an interruption: flags that do not guard the
+/// condition wake it through ``WaitWakers``). No real-time poll: the clock decides when something is due, a signal
+/// when something changed. The deadlines a virtual clock is waited for are listed by its
 /// ``VirtualClock/pendingDeadlines``.
 ///
 /// A value: any thread. Equal when both read the host clock or the same virtual clock.
@@ -68,22 +68,25 @@ package struct MediaClock: Sendable, Hashable {
     }
 
     /// Waits, with `condition` locked (it is unlocked while waiting, as in any condition wait), until this clock
-    /// reads `deadline`, until `condition` is signalled, or for `slice` seconds of real time, whichever comes first;
-    /// may also wake spuriously. Returns whether the deadline has been reached. Callers loop, re-checking what they
-    /// wait for.
+    /// reads `deadline` or until `condition` is signalled, whichever comes first; may also wake spuriously. Returns
+    /// whether the deadline has been reached. Callers loop, re-checking what they wait for (with `condition` held, so
+    /// that a signal sent after the check is not lost).
     ///
-    /// On a virtual clock the wait is registered with the clock (its ``VirtualClock/pendingDeadlines`` lists
-    /// `deadline` meanwhile) and every ``VirtualClock/advance(by:)`` wakes it; ``VirtualClock/advance(by:)`` must
-    /// therefore not be called with `condition` held. An `.untimed` clock moved by the engine does not wake it: it
-    /// sees the move when its slice ends (sources never wait on one: ``forSources(of:)``).
+    /// On the host clock the wait is a timed condition wait up to the deadline. On a virtual clock the wait is
+    /// registered with the clock (its ``VirtualClock/pendingDeadlines`` lists `deadline` meanwhile) and every
+    /// ``VirtualClock/advance(by:)`` wakes it; ``VirtualClock/advance(by:)`` must therefore not be called with
+    /// `condition` held. An `.untimed` clock moved by the engine (``VirtualClock/set(_:)``) wakes nobody: there the
+    /// wait also ends after `untimedSlice` seconds of real time, so that it sees the move (sources never wait on
+    /// one: ``forSources(of:)``).
     ///
-    /// Any thread holding `condition`.
+    /// No real-time slice otherwise: what else the caller waits for (a command, an interruption, a stop) must signal
+    /// `condition` (``WaitWakers`` does it for flags that do not). Any thread holding `condition`.
     @discardableResult
-    package func wait(on condition: ConditionLock, until deadline: UInt64, slice: Double) -> Bool {
+    package func wait(on condition: ConditionLock, until deadline: UInt64) -> Bool {
         guard let virtualClock else {
             let now = HostClock.now()
             guard now < deadline else { return true }
-            condition.wait(timeout: min(slice, Double(deadline - now) / 1e9))
+            condition.wait(timeout: Double(deadline - now) / 1e9)
             return HostClock.now() >= deadline
         }
         // The listener takes the lock before it signals: it cannot signal between the check below and the wait,
@@ -96,19 +99,31 @@ package struct MediaClock: Sendable, Hashable {
         }
         defer { virtualClock.removeListener(token) }
         guard nanoseconds < deadline else { return true }
-        condition.wait(timeout: slice)
+        if virtualClock.mode == .untimed {
+            condition.wait(timeout: Self.untimedSlice)
+        } else {
+            condition.wait()
+        }
         return nanoseconds >= deadline
     }
 
-    /// Sleeps until this clock reads `deadline`, looking at `isInterrupted` before each `slice` seconds of real
-    /// time. Returns true at the deadline, false once `isInterrupted` said so first. Any thread.
-    package func sleep(until deadline: UInt64, slice: Double = 0.05, isInterrupted: () -> Bool) -> Bool {
+    /// Seconds of real time a wait on an `.untimed` virtual clock lasts at most before it reads the clock again
+    /// (the engine moves such a clock without waking anyone); the engine's refresh interval.
+    package static let untimedSlice = 0.01
+
+    /// Sleeps until this clock reads `deadline`, unless `isInterrupted` says otherwise first. Returns true at the
+    /// deadline, false once interrupted. `isInterrupted` is checked before each wait; whoever sets what it reads
+    /// calls `wakers`' ``WaitWakers/wakeAll()``, which ends the wait at once (the sleep registers with it). Any
+    /// thread.
+    package func sleep(until deadline: UInt64, wakers: WaitWakers, isInterrupted: () -> Bool) -> Bool {
         let condition = ConditionLock()
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if isInterrupted() { return false }
-            if wait(on: condition, until: deadline, slice: slice) { return true }
+        return wakers.whileRegistered(condition) {
+            condition.lock()
+            defer { condition.unlock() }
+            while true {
+                if isInterrupted() { return false }
+                if wait(on: condition, until: deadline) { return true }
+            }
         }
     }
 

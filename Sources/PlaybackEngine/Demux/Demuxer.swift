@@ -283,10 +283,14 @@ package final class Demuxer: @unchecked Sendable {
                 continue
             }
             if requests.awaitSeek {
-                let deadline = Date().addingTimeInterval(Self.switchSeekWait)
+                // A seek or a stop signals `control`: the wait ends at once then; the deadline is the real one (the
+                // seek announced never came).
+                let deadline = MonotonicTime.now + Self.switchSeekWait
                 control.withLock {
-                    while !shared.abortRequested && shared.pendingSeek == nil && Date() < deadline {
-                        control.wait(timeout: 0.05)
+                    while !shared.abortRequested && shared.pendingSeek == nil {
+                        let left = deadline - MonotonicTime.now
+                        if left <= 0 { break }
+                        control.wait(timeout: left)
                     }
                 }
                 continue

@@ -197,7 +197,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     }
 
     private func waitForFirstFrames() throws {
-        let deadline = Date().addingTimeInterval(Self.prepareTimeout)
+        // On the monotonic clock: a wall-clock jump neither ends nor extends it.
+        let deadline = MonotonicTime.now + Self.prepareTimeout
         while true {
             let (isStopped, error) = lock.withLock { (stopped, readError) }
             if isStopped { throw FFmpegError.exit }
@@ -205,7 +206,9 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             let videoReady = videoFrames.map { $0.count > 0 || isVideoDecoderFinished } ?? true
             let audioReady = audioFrames.map { $0.count > 0 || isAudioDecoderFinished } ?? true
             if videoReady && audioReady { return }
-            if Date() > deadline { throw FFmpegError(code: FFmpegError.exit.code, function: "prepare (timed out)") }
+            if MonotonicTime.now > deadline {
+                throw FFmpegError(code: FFmpegError.exit.code, function: "prepare (timed out)")
+            }
             if let frames = videoFrames, !videoReady {
                 _ = frames.waitUntilReadable(timeout: 0.01)
             } else if let frames = audioFrames {

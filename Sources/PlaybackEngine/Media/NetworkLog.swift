@@ -35,8 +35,12 @@ package final class NetworkLog: @unchecked Sendable {
         /// The download's duration: from the request's start to the arrival of its last byte, on the network side
         /// (how long the reader took to consume the body does not count).
         package var duration: TimeInterval
-        /// When the request started.
+        /// When the request started: the wall-clock date the access log shows.
         package var start: Date
+        /// When the request started on the monotonic clock (``MonotonicTime``, seconds): what transfers are lined up
+        /// by (``start`` is a date, which can jump). Records made without one (tests of the logs) take `start`'s
+        /// seconds, which line up among themselves.
+        package var monotonicStart: Double
         /// The media duration the transfer carried (a segment's `EXTINF`), 0 when not media.
         package var mediaDuration: TimeInterval
         /// The indicated bit rate of the variant it belongs to (its `BANDWIDTH`), when known.
@@ -44,8 +48,10 @@ package final class NetworkLog: @unchecked Sendable {
 
         package init(
             kind: Kind, uri: String, serverAddress: String?, bytes: Int64, duration: TimeInterval, start: Date,
-            mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil, content: Content = .unspecified
+            monotonicStart: Double? = nil, mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil,
+            content: Content = .unspecified
         ) {
+            self.monotonicStart = monotonicStart ?? start.timeIntervalSinceReferenceDate
             self.kind = kind
             self.content = content
             self.uri = uri
