@@ -7,7 +7,7 @@ extension AVPlayerItem {
     /// group has no selection; a closed-caption option's captions — its CEA-608 channel or CEA-708 service — are
     /// read from its video stream). Called when the item becomes ready and when the legible selection changes.
     func applyLegibleStream() {
-        guard let (session, _) = sessionAndEngine() else { return }
+        guard let (session, engine) = sessionAndEngine() else { return }
         var stream: Int?
         var closedCaptions = false
         var service: ClosedCaptionService? = .cea608(channel: 1)
@@ -18,6 +18,7 @@ extension AVPlayerItem {
             closedCaptions = option.mediaType == .closedCaption
             service = option.closedCaptionService
         }
-        session.selectSubtitleStream(stream, closedCaptions: closedCaptions, captionService: service)
+        // A command: the engine thread starts the reader (whose thread opens the stream), never this one.
+        engine.configure(session, .subtitleStream(stream, closedCaptions: closedCaptions, captionService: service))
     }
 }

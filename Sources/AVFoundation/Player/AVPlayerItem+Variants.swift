@@ -200,12 +200,12 @@ extension AVPlayerItem {
         return caps
     }
 
-    /// Hands the caps and policy to the source playing the item, which reads them before each segment.
+    /// Hands the caps and policy to the source playing the item, which reads them before each segment: a command,
+    /// applied by the engine thread (no caller thread writes the source's settings).
     func applyVariantSettings() {
-        let (session, caps, policy) = read { ($0.session, Self.variantCaps($0), $0.variantPolicy) }
-        guard let control = session?.variantControl else { return }
-        control.caps = caps
-        control.policy = policy.map { AppVariantPolicy(policy: $0) }
+        guard let (session, engine) = sessionAndEngine() else { return }
+        let (caps, policy) = read { (Self.variantCaps($0), $0.variantPolicy) }
+        engine.configure(session, .variantSettings(caps, policy: policy.map { AppVariantPolicy(policy: $0) }))
     }
 
     /// Follows the variant playing at the current time: `presentationSize` takes its size, and (after the start)

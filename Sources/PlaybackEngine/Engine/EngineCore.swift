@@ -73,7 +73,7 @@ final class EngineCore {
         presenter = VideoPresenter(stopped: stopped)
         seeks = SeekCoordinator(
             items: items, transport: transport, presenter: presenter, audio: audio, observers: observers,
-            outbox: outbox, stopped: stopped)
+            outbox: outbox, stopped: stopped, wakeEngine: { [mailbox] in mailbox.wake() })
         let clock = configuration.virtualClock
         preparer = ItemPreparer(
             mailbox: mailbox, hostNow: { Transport.hostNow(clock) }, sourceClock: .forSources(of: clock))

@@ -54,6 +54,12 @@ extension ItemSession {
         case videoCompositor((@Sendable (VideoFrame, CMTime) -> VideoFrame?)?)
         /// Whether a live source stops reloading its playlists (paused without network use).
         case liveReloadsSuspended(Bool)
+        /// The subtitle stream decoded (the legible selection; nil: none), or with `closedCaptions` the video stream
+        /// whose captions of `captionService` are (``ItemSession/selectSubtitleStream(_:closedCaptions:captionService:)``).
+        case subtitleStream(Int?, closedCaptions: Bool, captionService: ClosedCaptionService?)
+        /// The caps on a streamed source's variants and an app's policy (nil: the source's default), which the
+        /// source reads before each segment (``VariantControl/apply(caps:policy:)``).
+        case variantSettings(VariantCaps, policy: (any VariantPolicy)?)
         /// A seek asked for before the item is ready (or while it is queued): where it starts (``Settings/start``);
         /// the completion is called when that seek completes, or `false` when superseded. Applied by the engine
         /// (``EngineCore/setStart(_:_:completion:)``): on a ready current item it is an ordinary seek.
@@ -72,6 +78,9 @@ extension ItemSession {
         case .volumeCurve(let curve): lock.withLock { _volumeCurve = curve.flatMap { $0.isUnity ? nil : $0 } }
         case .videoCompositor(let compose): lock.withLock { _videoCompositor = compose }
         case .liveReloadsSuspended(let suspended): openedSource?.setLiveReloadsSuspended(suspended)
+        case .variantSettings(let caps, let policy): variantControl?.apply(caps: caps, policy: policy)
+        case .subtitleStream(let index, let closedCaptions, let service):
+            selectSubtitleStream(index, closedCaptions: closedCaptions, captionService: service)
         case .start(let start, _): settings.start = start
         }
     }

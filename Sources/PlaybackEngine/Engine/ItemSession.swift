@@ -17,8 +17,9 @@ import OAVFLocking
 /// thread reports, the subtitle and metadata readers, the volume curve the device thread reads — state a command
 /// cannot carry, because its readers are not the engine thread and must never wait for it. Queue objects have their
 /// own locks.
-/// Two exceptions still run on a caller's thread (issue #25 notes): ``selectSubtitleStream(_:closedCaptions:captionService:)``
-/// (it may open a file: kept off the engine thread) and the HLS source's variant policy, which has its own lock.
+/// The subtitle selection and the HLS variant caps and policy are commands too (``Setting``): the engine thread
+/// starts the subtitle reader (whose own thread opens the stream) and hands the variant settings to the source's
+/// ``VariantControl``, whose one `Locked` value the source's reading thread reads.
 /// `stop()` is idempotent; the last release also stops the session (one never handed to an engine).
 package final class ItemSession: @unchecked Sendable, Identifiable {
     package let id = UUID()

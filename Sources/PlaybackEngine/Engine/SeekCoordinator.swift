@@ -49,9 +49,12 @@ final class SeekCoordinator {
     /// default cache holds of 1080p pictures).
     static let cacheFillDistance = CMTime(value: 2, timescale: 1)
 
-    /// Longest wait for a decoder between checks (seconds).
+    /// Longest sleep of the engine thread, waiting for a decoder, between checks (seconds): a picture pushed wakes
+    /// it sooner (``FrameQueue/setReaderWakeup(_:)``), and so does a command; the interval bounds only a wait for
+    /// what signals nobody (a decoder that finished).
     static let pollInterval = 0.01
-    /// Wait for the demuxer to perform a seek between checks (seconds).
+    /// Longest sleep waiting for the demuxer to perform a seek between checks (seconds): the flush signals nobody;
+    /// a command or the first picture after it wakes the engine sooner.
     static let seekPollInterval = 0.002
     /// A target this far before the next decodable picture, or before the video's stated end without one, lies in
     /// a stretch of video that is missing (no healthy file has pictures a second apart or ends its video early).
@@ -86,11 +89,16 @@ final class SeekCoordinator {
     private let observers: TimeObserverRegistry
     private let outbox: EventOutbox
     private let stopped: () -> Bool
+    /// Wakes the engine thread (its mailbox): what a video frame queue calls after a push while a seek waits for its
+    /// first picture, so that the engine sleeps where a command also wakes it instead of on the queue.
+    private let wakeEngine: @Sendable () -> Void
 
     init(
         items: ItemQueue, transport: Transport, presenter: VideoPresenter, audio: AudioOutputDriver,
-        observers: TimeObserverRegistry, outbox: EventOutbox, stopped: @escaping () -> Bool
+        observers: TimeObserverRegistry, outbox: EventOutbox, stopped: @escaping () -> Bool,
+        wakeEngine: @escaping @Sendable () -> Void = {}
     ) {
+        self.wakeEngine = wakeEngine
         self.items = items
         self.transport = transport
         self.presenter = presenter
@@ -297,16 +305,21 @@ final class SeekCoordinator {
     }
 
     /// Completes the seek in flight if its first frame arrived; returns how long the engine may sleep.
+    ///
+    /// It never blocks: while it waits for the demuxer or a decoder it returns a sleep, which the engine spends in its
+    /// mailbox — a command ends it at once, and so does the next picture pushed (the video frame queue wakes the
+    /// engine from now on).
     func completeIfLanded(_ session: ItemSession) -> Double {
         guard var seek = awaiting else { return 0 }
+        if let frames = session.videoFrames {
+            frames.setReaderWakeup(wakeEngine)
+        } else {
+            // Audio only: its first frame lands the seek.
+            session.audioFrames?.setReaderWakeup(wakeEngine)
+        }
         if session.isSeekInFlight {
             // The demuxer has not flushed yet: every frame queued still belongs to the old position.
-            if let frames = session.videoFrames {
-                _ = frames.waitUntilReadable(timeout: Self.seekPollInterval)
-            } else {
-                usleep(1000)
-            }
-            return 0
+            return Self.seekPollInterval
         }
         if session.takeSeekFailure() {
             awaiting = nil
@@ -315,11 +328,8 @@ final class SeekCoordinator {
         }
         // Pictures before an exact target: none after a seek (the decoder drops them), those already queued after a
         // seek that continued forward.
-        if seek.isExact && !skipVideo(session, endingBefore: seek.target) { return 0 }
-        guard let (landed, onKeyframe) = landing(session, target: seek.target) else {
-            _ = session.videoFrames?.waitUntilReadable(timeout: Self.pollInterval)
-            return 0
-        }
+        if seek.isExact && !skipVideo(session, endingBefore: seek.target) { return Self.pollInterval }
+        guard let (landed, onKeyframe) = landing(session, target: seek.target) else { return Self.pollInterval }
         // A window seek that could not land on a keyframe inside the window decodes to the target: pictures that
         // end before it are skipped (waiting for the decoder as needed).
         if case .window(let before, let after) = seek.mode {
@@ -327,7 +337,7 @@ final class SeekCoordinator {
             let high = after.isPositiveInfinity ? CMTime.positiveInfinity : seek.target + after
             // Only a sync sample inside the window is a landing; anything else decodes to the target.
             if landed < low || landed > high || !onKeyframe {
-                if !skipVideo(session, endingBefore: seek.target) { return 0 }
+                if !skipVideo(session, endingBefore: seek.target) { return Self.pollInterval }
                 seek.mode = .exact
                 awaiting?.mode = .exact
             }
@@ -416,7 +426,6 @@ final class SeekCoordinator {
             return true
         }
         if session.isVideoDecoderFinished { return true }
-        _ = frames.waitUntilReadable(timeout: Self.seekPollInterval)
         return false
     }
 

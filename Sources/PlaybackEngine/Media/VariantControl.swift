@@ -160,16 +160,19 @@ package struct VariantPeriod: Sendable, Equatable {
 /// segment boundary, so a change applies to the next segment), the playhead the engine publishes, and the log of the
 /// source's variant decisions.
 ///
-/// Thread-safe (one lock): the public layer writes caps and policy, the engine thread the playhead, the source's
-/// reading thread the decisions.
+/// Thread-safe. Who writes what: the caps and policy, the engine thread (the facade posts them as a command,
+/// `ItemSession.Setting.variantSettings`; a source used without an engine — tests, a second reader — is configured by
+/// its owner); the playhead, the engine thread; the decisions, the source's reading thread. The caps and policy are
+/// one `Locked` value, not a command to the source: the source's reading thread reads them before each segment, in
+/// the middle of a read that no engine command can reach, and must not wait for the engine's loop.
 package final class VariantControl: @unchecked Sendable {
-    /// Guards caps, policy, playhead and decisions: the app's threads set caps, the engine thread publishes the
-    /// playhead, the source's reading thread decides. Not an engine command: the source's reading thread reads it at
-    /// segment boundaries and cannot wait for the engine's mailbox.
+    /// Guards the playhead and the decisions: the engine thread publishes the playhead, the source's reading thread
+    /// decides. Not an engine command: the source's reading thread reads it at segment boundaries and cannot wait for
+    /// the engine's mailbox.
     private let lock = ConditionLock()
+    /// The caps in force and an app's policy (see the type's summary for who writes them).
+    private let settings: Locked<(caps: VariantCaps, policy: (any VariantPolicy)?)>
     /// Guarded by `lock`.
-    private var _caps: VariantCaps
-    private var _policy: (any VariantPolicy)?
     private var _playheadMicroseconds: Int64?
     private var _decisions: [VariantDecision] = []
     private var _estimatedBitRate: Double?
@@ -179,19 +182,24 @@ package final class VariantControl: @unchecked Sendable {
     static let capacity = 1024
 
     package init(caps: VariantCaps = VariantCaps()) {
-        _caps = caps
+        settings = Locked((caps, nil))
     }
 
     /// The caps in force; a change applies to the next segment fetched.
     package var caps: VariantCaps {
-        get { lock.withLock { _caps } }
-        set { lock.withLock { _caps = newValue } }
+        get { settings.withLock { $0.caps } }
+        set { settings.withLock { $0.caps = newValue } }
     }
 
     /// An app's policy; nil: the source's default.
     package var policy: (any VariantPolicy)? {
-        get { lock.withLock { _policy } }
-        set { lock.withLock { _policy = newValue } }
+        get { settings.withLock { $0.policy } }
+        set { settings.withLock { $0.policy = newValue } }
+    }
+
+    /// Sets the caps and the policy together (the engine thread, applying the item's `variantSettings` command).
+    package func apply(caps: VariantCaps, policy: (any VariantPolicy)?) {
+        settings.withLock { $0 = (caps, policy) }
     }
 
     /// The playhead in container time (microseconds), as the engine last published it (nil before playback): the

@@ -33,6 +33,9 @@ package final class FrameQueue<Element: Sendable>: @unchecked Sendable {
     private var aborted = false
     /// Writers inside `push` waiting for room; guarded by `lock`.
     private var waitingWriters = 0
+    /// Called (outside `lock`) after each push: the engine thread, waiting for a picture without blocking on this
+    /// queue (it sleeps in its mailbox, where a command also wakes it), is woken by it. Guarded by `lock`.
+    private var readerWakeup: (@Sendable () -> Void)?
 
     /// An empty, running queue holding at most `capacity` elements.
     package init(capacity: Int) {
@@ -78,7 +81,18 @@ package final class FrameQueue<Element: Sendable>: @unchecked Sendable {
         guard !aborted else { return false }
         ring.append((element, serial))
         lock.broadcast()
+        if let wake = readerWakeup {
+            lock.unlock()
+            wake()
+            lock.lock()
+        }
         return true
+    }
+
+    /// Sets what each push calls after it (outside the queue's lock; nil: nothing): a reader that waits for an
+    /// element somewhere else than on this queue (the engine thread, in its mailbox) is woken by it. Any thread.
+    package func setReaderWakeup(_ wake: (@Sendable () -> Void)?) {
+        lock.withLock { readerWakeup = wake }
     }
 
     /// How many writers are blocked in ``push(_:serial:)`` waiting for room (counted under the lock they wait on, so
