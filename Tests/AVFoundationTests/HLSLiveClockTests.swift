@@ -34,11 +34,13 @@ final class HLSLiveClockTests: XCTestCase {
         waitUntil("ready", timeout: 30) { item.status != .unknown }
         XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
         waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        let loaded = playlistRequests
+        v.player.play()
+        // Paused (without `canUseNetworkResourcesForLiveStreamingWhilePaused`) the reloads were suspended; playing
+        // resumes them at once, the first due a target duration after the load.
         waitUntil("the first reload waited for at 2 s: \(v.clock.pendingDeadlines)", timeout: 30) {
             v.clock.pendingDeadlines == [CMTime(value: 2, timescale: 1)]
         }
-        let loaded = playlistRequests
-        v.player.play()
         // Eight seconds of the clock, 0.1 s at a time; after each step, the reload due then has been made and the
         // picture due then shown.
         for _ in 0..<80 {
