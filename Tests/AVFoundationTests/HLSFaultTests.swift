@@ -277,10 +277,11 @@ final class HLSFaultTests: XCTestCase {
         v.player.replaceCurrentItem(with: item)
         v.player.play()
         waitUntil("two seconds played", timeout: 30) { v.frames.entries.count >= 60 || item.status == .failed }
-        // The pause ends a period: its event takes in the first source's transfers.
         v.player.pause()
+        // It counts the transfers over by then: the first segment's at least (the feed fetches one segment at a time,
+        // the next once the one being read has arrived, and the second may still be on its way).
         let firstPeriod = try XCTUnwrap(item.accessLog()?.events.last)
-        XCTAssertGreaterThanOrEqual(firstPeriod.numberOfMediaRequests, 2)
+        XCTAssertGreaterThanOrEqual(firstPeriod.numberOfMediaRequests, 1)
         // The first source goes quiet (its buffer full, its fetches ahead answered), so that every request from here
         // on is the second source's.
         waitUntil("the first source's requests answered", timeout: 30) {
@@ -314,11 +315,15 @@ final class HLSFaultTests: XCTestCase {
             $0.path.hasSuffix(".ts") && $0.start >= rejoined && ($0.end ?? .distantFuture) <= closed
         }
         XCTAssertGreaterThanOrEqual(requested.count, 2)
-        XCTAssertEqual(periods.reduce(0) { $0 + $1.numberOfMediaRequests }, requested.count)
-        // Its segments' bytes, and its playlist's.
+        // The fetch the start seek abandoned is cancelled (the client stops its transfer): it counts in no event, though
+        // the server may have written its whole body to the socket by then — at most one such request.
+        let counted = periods.reduce(0) { $0 + $1.numberOfMediaRequests }
+        XCTAssertTrue((requested.count - 1...requested.count).contains(counted), "\(counted) of \(requested.count)")
+        // Its segments' bytes (but the abandoned one's), and its playlist's.
+        let abandoned = requested.count - counted == 1 ? requested.map(\.bytesSent).max() ?? 0 : 0
         XCTAssertGreaterThan(
             periods.reduce(Int64(0)) { $0 + $1.numberOfBytesTransferred },
-            Int64(requested.reduce(0) { $0 + $1.bytesSent }))
+            Int64(requested.reduce(0) { $0 + $1.bytesSent } - abandoned))
     }
 
     /// Plays `url` on an untimed virtual clock to its end, on its first variant and without subtitles (the default
