@@ -13,46 +13,14 @@ import XCTest
 /// `DISPLAY` is set for this process only while the test runs, and the server is stopped only after the window
 /// thread has let go of it (Xlib exits the process when its server disappears).
 final class AVPlayerLayerWindowTests: XCTestCase {
-    private var display = ":100"
-    private var server: Process?
-    private var previousDisplay: String?
+    private let xvfb = XvfbDisplay(first: 100)
 
     override func setUpWithError() throws {
-        let xvfb = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let xvfb else { throw XCTSkip("Xvfb is not installed") }
-        var number = 100 + Int(getpid() % 50)
-        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
-            || FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
-        {
-            number += 1
-        }
-        display = ":\(number)"
-        let socket = "/tmp/.X11-unix/X\(number)"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: xvfb)
-        process.arguments = [display, "-screen", "0", "800x600x24", "-nolisten", "tcp"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        server = process
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline, process.isRunning else { throw XCTSkip("Xvfb did not start") }
-            usleep(20_000)
-        }
-        previousDisplay = ProcessInfo.processInfo.environment["DISPLAY"]
-        setenv("DISPLAY", display, 1)
+        try xvfb.start()
     }
 
     override func tearDown() {
-        Poll.until { !SDLVideoWindow.isWindowThreadRunning }
-        XCTAssertFalse(SDLVideoWindow.isWindowThreadRunning, "the window thread let go of the display")
-        if let previousDisplay { setenv("DISPLAY", previousDisplay, 1) } else { unsetenv("DISPLAY") }
-        if let server, server.isRunning {
-            server.terminate()
-            server.waitUntilExit()
-        }
-        server = nil
+        xvfb.stop()
     }
 
     func test_window_drawsTheFramePresentedAfterOneSecond() throws {

@@ -5,15 +5,21 @@ import XCTest
 
 /// A private Xvfb display for a test: started in `start()` (skipping the test when `Xvfb` is not installed), set as
 /// this process's `DISPLAY` while the test runs, stopped in `stop()` once the window thread has let go of it (Xlib
-/// ends the process when its server disappears). The display number is the first free one from `:150 + pid % 50`.
+/// ends the process when its server disappears). The display number is the first free one from `first + pid % 50`
+/// (test classes pick different `first`s, so that a parallel run does not take the same).
 final class XvfbDisplay {
+    private let first: Int
     private var server: Process?
     private var previousDisplay: String?
+
+    init(first: Int = 150) {
+        self.first = first
+    }
 
     func start(size: String = "800x600x24") throws {
         let xvfb = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let xvfb else { throw XCTSkip("Xvfb is not installed") }
-        var number = 150 + Int(getpid() % 50)
+        var number = first + Int(getpid() % 50)
         while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
             || FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
         {
@@ -37,8 +43,7 @@ final class XvfbDisplay {
     }
 
     func stop() {
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
-        while SDLVideoWindow.isWindowThreadRunning && Date() < deadline { usleep(10_000) }
+        Poll.until { !SDLVideoWindow.isWindowThreadRunning }
         XCTAssertFalse(SDLVideoWindow.isWindowThreadRunning, "the window thread let go of the display")
         if let previousDisplay { setenv("DISPLAY", previousDisplay, 1) } else { unsetenv("DISPLAY") }
         if let server, server.isRunning {
