@@ -50,7 +50,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private let lock = ConditionLock()
     /// Guards `snapshot` and `snapshotRequested`; a test thread waits on it for the window thread's next draw. Not an
     /// engine command: the window thread has no engine. Lock order: this lock, then `lock`.
-    private let snapshotReady = ConditionLock()
+    let snapshotReady = ConditionLock()
     /// Guarded by `lock`.
     private var pending: (buffer: CVPixelBuffer, time: CMTime)?
     private var title: String
@@ -73,8 +73,8 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var hostAttachment = 0
     private var appHidden = false
     /// Guarded by `snapshotReady`.
-    private var snapshotRequested = false
-    private var snapshot: Snapshot?
+    var snapshotRequested = false
+    var snapshot: Snapshot?
 
     // Window thread only.
     private var window: OpaquePointer?
@@ -93,18 +93,18 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var windowGravity = Gravity.resizeAspect
     private var windowDisplaySize: (width: Double, height: Double)?
     private var windowRotation = 0
-    private var windowSubtitles: SubtitleCueStore?
-    private var windowSubtitleStyle = SubtitleTextStyle()
+    var windowSubtitles: SubtitleCueStore?
+    var windowSubtitleStyle = SubtitleTextStyle()
     /// When the subtitle source was asked last (monotonic seconds).
     private var subtitleSourceAsked = -Double.infinity
     /// The version of `windowSubtitles` drawn last.
-    private var drawnSubtitleVersion: Int?
+    var drawnSubtitleVersion: Int?
     /// Made with the first subtitles to draw; `subtitleRendererFailed` when libass could not start.
-    private var subtitleRenderer: SubtitleRenderer?
-    private var subtitleRendererFailed = false
+    var subtitleRenderer: SubtitleRenderer?
+    var subtitleRendererFailed = false
     /// The subtitle texture and the image in it.
-    private var subtitleTexture: OpaquePointer?
-    private var subtitleImage: SubtitleImage?
+    var subtitleTexture: OpaquePointer?
+    var subtitleImage: SubtitleImage?
     /// Embedded: the child window in the app's window (its `host` is the one the SDL objects were made for).
     private var child: X11ChildWindow?
     /// The attachment `child` was made for.
@@ -445,26 +445,6 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         handler?(event)
     }
 
-    /// The key for a key-down event, or nil for keys that type text while SDL's text input is on (those come as
-    /// text input events, with the keyboard layout applied) and for keys the window does not report.
-    static func key(_ keysym: SDL_Keysym, textInputActive: Bool) -> Key? {
-        switch keysym.sym {
-        case Int32(bitPattern: SDLK_LEFT.rawValue): return .left
-        case Int32(bitPattern: SDLK_RIGHT.rawValue): return .right
-        case Int32(bitPattern: SDLK_UP.rawValue): return .up
-        case Int32(bitPattern: SDLK_DOWN.rawValue): return .down
-        case Int32(bitPattern: SDLK_ESCAPE.rawValue): return .escape
-        case Int32(bitPattern: SDLK_RETURN.rawValue), Int32(bitPattern: SDLK_KP_ENTER.rawValue): return .enter
-        case 0x20..<0x7F:
-            guard !textInputActive, let scalar = UnicodeScalar(UInt32(keysym.sym)) else { return nil }
-            // Without text input only letters know Shift; other keys come unshifted.
-            let shifted = keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
-            let c = Character(scalar)
-            return .character(shifted ? Character(c.uppercased()) : c)
-        default: return nil
-        }
-    }
-
     private func createWindow(title: String, width: Int, height: Int) -> Bool {
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue
         let position = Int32(bitPattern: SDL_WINDOWPOS_UNDEFINED_MASK)
@@ -583,73 +563,6 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// Renders the cues shown at `time` at the size of `rect` (the video rectangle) and blends them over it. Where
     /// the rectangle reaches past the `output` (aspect fill crops the picture), text is laid out in the part on
     /// screen.
-    private func drawSubtitles(
-        _ renderer: OpaquePointer, in rect: SDL_Rect, output: (width: Int, height: Int),
-        pictureSize: (width: Int, height: Int), time: CMTime
-    ) {
-        guard let store = windowSubtitles else {
-            drawnSubtitleVersion = nil
-            return
-        }
-        drawnSubtitleVersion = store.version
-        if subtitleRenderer == nil && !subtitleRendererFailed {
-            subtitleRenderer = SubtitleRenderer()
-            subtitleRendererFailed = subtitleRenderer == nil
-        }
-        guard let subtitleRenderer, rect.w > 0, rect.h > 0 else { return }
-        subtitleRenderer.setScript(header: store.assHeader, style: windowSubtitleStyle)
-        subtitleRenderer.storageSize = pictureSize
-        let frame = store.frameSize
-        subtitleRenderer.bitmapFrameSize = frame.width > 0 && frame.height > 0 ? frame : pictureSize
-        // The part of the video rectangle inside the output, in the rectangle's pixels.
-        let x0 = max(0, -Int(rect.x))
-        let y0 = max(0, -Int(rect.y))
-        let x1 = min(Int(rect.w), output.width - Int(rect.x))
-        let y1 = min(Int(rect.h), output.height - Int(rect.y))
-        guard x0 < x1, y0 < y1,
-            let image = subtitleRenderer.render(
-                store.shown(at: time), at: time, width: Int(rect.w), height: Int(rect.h),
-                visible: (x0, y0, x1 - x0, y1 - y0))
-        else { return }
-        if image != subtitleImage || subtitleTexture == nil {
-            if subtitleImage.map({ ($0.width, $0.height) != (image.width, image.height) }) ?? true {
-                if let subtitleTexture { SDL_DestroyTexture(subtitleTexture) }
-                subtitleTexture = SDL_CreateTexture(
-                    renderer, SDL_PIXELFORMAT_ARGB8888.rawValue, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
-                    Int32(image.width), Int32(image.height))
-                if let subtitleTexture { SDL_SetTextureBlendMode(subtitleTexture, SDL_BLENDMODE_BLEND) }
-            }
-            guard let subtitleTexture else {
-                subtitleImage = nil
-                return
-            }
-            image.pixels.withUnsafeBytes {
-                _ = SDL_UpdateTexture(subtitleTexture, nil, $0.baseAddress, Int32(image.width * 4))
-            }
-            subtitleImage = image
-        }
-        guard let subtitleTexture else { return }
-        var destination = SDL_Rect(
-            x: rect.x + Int32(x0 + image.x), y: rect.y + Int32(y0 + image.y), w: Int32(image.width),
-            h: Int32(image.height))
-        SDL_RenderCopy(renderer, subtitleTexture, nil, &destination)
-    }
-
-    private func answerReadBack(_ renderer: OpaquePointer, width: Int, height: Int, rect: SDL_Rect, time: CMTime) {
-        snapshotReady.lock()
-        defer { snapshotReady.unlock() }
-        guard snapshotRequested, snapshot == nil, width > 0, height > 0 else { return }
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let status = pixels.withUnsafeMutableBytes {
-            SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_ARGB8888.rawValue, $0.baseAddress, Int32(width * 4))
-        }
-        guard status == 0 else { return }
-        snapshot = Snapshot(
-            pixels: pixels, width: width, height: height,
-            videoRect: (Int(rect.x), Int(rect.y), Int(rect.w), Int(rect.h)), itemTime: time)
-        snapshotReady.broadcast()
-    }
-
     /// Releases the texture, renderer and window, and the child window in an app's window.
     func destroy() {
         destroySDLObjects()
