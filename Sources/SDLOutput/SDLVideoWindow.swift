@@ -68,8 +68,13 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// The app's X11 window the picture is placed in (``setHost(_:frame:)``; nil: a window of its own), the
     /// rectangle of it the layer takes, and whether the app hid the picture (``setHidden(_:)``).
     private var host: UInt?
+    /// Whether the app that owns `host` reads SDL's event queue itself (an SDL app,
+    /// ``attachHost(_:appReadsSDLEvents:)``).
+    private var hostReadsSDLEvents = false
+    /// The SDL id of the window of its own while it is open (the window thread's `windowID`, for other threads).
+    private var openWindowID: UInt32?
     private var hostFrame: X11ChildWindow.Rect = (0, 0, 0, 0)
-    /// Counts ``attachHost(_:)`` calls.
+    /// Counts ``attachHost(_:appReadsSDLEvents:)`` calls.
     private var hostAttachment = 0
     private var appHidden = false
     /// Guarded by `snapshotReady`.
@@ -112,6 +117,9 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// Whether the window is placed in an app's window (set with each service; the thread then takes no SDL events,
     /// which belong to the app).
     private(set) var isEmbedded = false
+    /// Whether the window is placed in the window of an SDL app of this process, which reads SDL's event queue itself
+    /// (set with each service; window thread only).
+    private(set) var isInSDLApp = false
     /// Whether the own window is hidden by ``setHidden(_:)``.
     private var windowHiddenByApp = false
 
@@ -122,6 +130,10 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     }
 
     // MARK: Any thread
+
+    /// The SDL id of the window of its own while it is open (nil when embedded); what an SDL event's `windowID`
+    /// names. Any thread.
+    package var sdlWindowID: UInt32? { lock.withLock { openWindowID } }
 
     /// The window's title.
     package func setTitle(_ newTitle: String) {
@@ -186,9 +198,14 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// of its own), in the rectangle ``setHostFrame(_:)`` gives. Inside it only the video rectangle is covered (a
     /// child window of that rectangle, clipped to the frame), so the app's drawing around it stays. Each call is a new
     /// attachment, also to the same id (X11 reuses the ids of destroyed windows). Takes effect with the next draw.
-    package func attachHost(_ x11Window: UInt?) {
+    ///
+    /// `appReadsSDLEvents`: the app is an SDL app in this process, which reads SDL's (process-wide) event queue
+    /// itself; while such an attachment exists the window thread takes only its own windows' events from the queue
+    /// and leaves the rest to the app.
+    package func attachHost(_ x11Window: UInt?, appReadsSDLEvents: Bool) {
         lock.withLock {
             host = x11Window
+            hostReadsSDLEvents = x11Window != nil && appReadsSDLEvents
             hostAttachment &+= 1
             settingsChanged = true
         }
@@ -284,6 +301,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         let (gravity, displaySize, rotation) = (self.gravity, self.displaySize, self.rotation)
         let source = subtitleSource
         let (host, hostFrame, appHidden, attachment) = (self.host, self.hostFrame, self.appHidden, hostAttachment)
+        isInSDLApp = hostReadsSDLEvents
         let resize = window == nil ? nil : requestedSize
         if resize != nil { requestedSize = nil }
         pending = nil
@@ -460,6 +478,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         self.window = window
         self.renderer = renderer
         windowTitle = title
+        lock.withLock { openWindowID = SDL_GetWindowID(window) }
         return true
     }
 
@@ -582,6 +601,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         if let renderer { SDL_DestroyRenderer(renderer) }
         if let window { SDL_DestroyWindow(window) }
         (texture, renderer, window, textureFormat) = (nil, nil, nil, nil)
+        lock.withLock { openWindowID = nil }
         needsDraw = true
     }
 }

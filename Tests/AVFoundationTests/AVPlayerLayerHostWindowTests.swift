@@ -194,6 +194,77 @@ final class AVPlayerLayerHostWindowTests: XCTestCase {
         XCTAssertTrue(found, "the app's event reached the app")
     }
 
+    /// An SDL app in this process with the video of one player in its window, and a second player's layer in a
+    /// window of its own: SDL's one event queue is shared, and the layers' window thread takes only the events of its
+    /// own window from it (a key there reaches the layer's handler); the app's events stay in the queue for the app.
+    func test_sdlHostWindow_besideAWindowOfItsOwn_theAppKeepsItsEvents_theOwnWindowGetsItsKeys() throws {
+        XCTAssertEqual(SDL_InitSubSystem(SDL_INIT_VIDEO), 0, String(cString: SDL_GetError()))
+        defer { SDL_QuitSubSystem(SDL_INIT_VIDEO) }
+        let window = try XCTUnwrap(SDL_CreateWindow("app", 0, 0, 320, 260, SDL_WINDOW_SHOWN.rawValue))
+        defer { SDL_DestroyWindow(window) }
+        let appWindowID = SDL_GetWindowID(window)
+        let app = try X11TestApp(
+            existing: try XCTUnwrap(SDLVideoWindow.x11WindowID(ofSDLWindow: window)), width: 320, height: 260)
+
+        let embedded = VirtualPlayer(mode: .manual)
+        let embeddedLayer = AVPlayerLayer(player: embedded.player)
+        defer { embeddedLayer.player = nil }
+        embeddedLayer.frame = CGRect(x: 0, y: 20, width: 320, height: 240)
+        try embeddedLayer.oavfAttach(toSDLWindow: window)
+        embedded.player.replaceCurrentItem(with: AVPlayerItem(url: try fixture(.h264AAC)))
+
+        let own = VirtualPlayer(mode: .manual)
+        let ownLayer = AVPlayerLayer(player: own.player)
+        defer { ownLayer.player = nil }
+        let keys = LockedBox<[AVPlayerLayerWindowEvent]>([])
+        ownLayer.windowEventHandler = { event in keys.withLock { $0.append(event) } }
+        own.player.replaceCurrentItem(with: AVPlayerItem(url: try fixture(.h264AAC)))
+        waitUntil("both pictures") { embeddedLayer.isReadyForDisplay && ownLayer.isReadyForDisplay }
+        waitUntil("the layer's own window open") { ownLayer.window.sdlWindowID != nil }
+        let ownWindowID = try XCTUnwrap(ownLayer.window.sdlWindowID)
+        XCTAssertNotEqual(ownWindowID, appWindowID)
+        // The embedded picture drawn: the window thread serves the app's window now.
+        seek(embedded.player, to: 1.0)
+        let rect = (x: 0, y: 20, width: 320, height: 240)
+        XCTAssertNotNil(app.screenshot { $0.frameIndex(in: rect) == 30 }, "frame 30 in the SDL app's window")
+
+        // The app's own event type, a key in the app's window, then a key in the layer's window.
+        let type = SDL_RegisterEvents(1)
+        var user = SDL_Event()
+        user.user.type = type
+        user.user.code = 42
+        XCTAssertEqual(SDL_PushEvent(&user), 1)
+        func keyDown(_ key: SDL_KeyCode, in windowID: UInt32) -> SDL_Event {
+            var event = SDL_Event()
+            event.key.type = SDL_KEYDOWN.rawValue
+            event.key.windowID = windowID
+            event.key.state = UInt8(SDL_PRESSED)
+            event.key.keysym.sym = Int32(bitPattern: key.rawValue)
+            return event
+        }
+        var appKey = keyDown(SDLK_RIGHT, in: appWindowID)
+        XCTAssertEqual(SDL_PushEvent(&appKey), 1)
+        var ownKey = keyDown(SDLK_LEFT, in: ownWindowID)
+        XCTAssertEqual(SDL_PushEvent(&ownKey), 1)
+        waitUntil("the key in the layer's window reported") { keys.withLock { $0.contains(.keyDown(.left)) } }
+
+        var event = SDL_Event()
+        var (appEvent, appKeySeen, ownKeySeen) = (false, false, false)
+        while SDL_PollEvent(&event) != 0 {
+            if event.type == type && event.user.code == 42 { appEvent = true }
+            if event.type == SDL_KEYDOWN.rawValue {
+                if event.key.windowID == appWindowID && event.key.keysym.sym == Int32(bitPattern: SDLK_RIGHT.rawValue) {
+                    appKeySeen = true
+                }
+                if event.key.windowID == ownWindowID { ownKeySeen = true }
+            }
+        }
+        XCTAssertTrue(appEvent, "the app's event reached the app")
+        XCTAssertTrue(appKeySeen, "the key in the app's window reached the app")
+        XCTAssertFalse(ownKeySeen, "the key in the layer's window was the layer's")
+        XCTAssertFalse(keys.withLock { $0.contains(.keyDown(.right)) }, "the app's key is not the layer's")
+    }
+
     func test_attach_toAWindowThatDoesNotExist_throwsOperationNotAllowed() throws {
         let layer = AVPlayerLayer()
         XCTAssertThrowsError(try layer.oavfAttach(toHostWindow: 0x7fff_fff0)) { error in

@@ -26,6 +26,10 @@ extension AVPlayerLayer {
     /// - Throws: An `NSError` in `AVFoundationErrorDomain` (`AVError.Code.operationNotAllowed`) when no X11 display
     ///   can be opened or it has no window `windowID`.
     public func oavfAttach(toHostWindow windowID: UInt) throws {
+        try attach(toHostWindow: windowID, appReadsSDLEvents: false)
+    }
+
+    private func attach(toHostWindow windowID: UInt, appReadsSDLEvents: Bool) throws {
         if let problem = X11ChildWindow.problem(withHost: windowID) {
             throw AVError(
                 .operationNotAllowed,
@@ -34,15 +38,17 @@ extension AVPlayerLayer {
                     NSLocalizedFailureReasonErrorKey: problem,
                 ])
         }
-        setHostWindow(windowID)
+        setHostWindow(windowID, appReadsSDLEvents: appReadsSDLEvents)
     }
 
     /// Places the layer's video in the app's SDL window `window` (an `SDL_Window *`), at the layer's ``frame`` in
     /// it, as ``oavfAttach(toHostWindow:)`` does with the X11 window SDL made for it.
     ///
-    /// **OpenAVFoundation extension, not Apple API.** Call it on the thread where the app calls SDL. The layer does
-    /// not read SDL's event queue while it only draws into app windows, so the app's events stay the app's; the app
-    /// may keep drawing into the rest of its window with SDL's renderer or OpenGL.
+    /// **OpenAVFoundation extension, not Apple API.** Call it on the thread where the app calls SDL. SDL has one
+    /// event queue per process: the layers do not read it while they only draw into app windows, and while a layer
+    /// of the process also has a window of its own, they take only that window's events from it; the app's events
+    /// (its windows', `SDL_QUIT`, its own event types) stay the app's. The app may keep drawing into the rest of its
+    /// window with SDL's renderer or OpenGL.
     ///
     /// - Throws: An `NSError` in `AVFoundationErrorDomain` (`AVError.Code.operationNotAllowed`) when the window is
     ///   not an X11 one (SDL's Wayland driver, for one).
@@ -56,7 +62,7 @@ extension AVPlayerLayer {
                         "The SDL window is not an X11 window (SDL's video driver is \(SDLVideoWindow.videoDriverName))",
                 ])
         }
-        try oavfAttach(toHostWindow: id)
+        try attach(toHostWindow: id, appReadsSDLEvents: true)
     }
 
     /// Takes the layer's video out of the app's window (at once, while playing or not: playback goes on). The layer
@@ -73,10 +79,10 @@ extension AVPlayerLayer {
     /// **OpenAVFoundation extension, not Apple API.**
     public var oavfHostWindowID: UInt? { read { $0.hostWindow } }
 
-    private func setHostWindow(_ hostWindow: UInt?) {
+    private func setHostWindow(_ hostWindow: UInt?, appReadsSDLEvents: Bool = false) {
         write { $0.hostWindow = hostWindow }
         placeInHostWindow()
-        window.attachHost(hostWindow)
+        window.attachHost(hostWindow, appReadsSDLEvents: appReadsSDLEvents)
         if hostWindow == nil, player != nil, isReadyForDisplay {
             window.open()
         }

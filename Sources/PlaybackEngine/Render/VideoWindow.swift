@@ -24,8 +24,12 @@ package protocol VideoWindow: VideoFrameSink {
     func setEventHandler(_ handler: (@Sendable (WindowEvent) -> Void)?)
     /// Places the picture in the app's X11 window `x11Window` (each call a new attachment, even to the same id: X11
     /// reuses the ids of destroyed windows), only the video rectangle inside the frame covered; nil: a window of its
-    /// own.
-    func attachHost(_ x11Window: UInt?)
+    /// own. `appReadsSDLEvents`: the app is an SDL app of this process that reads SDL's one event queue itself (the
+    /// window then takes only its own window's events from it).
+    func attachHost(_ x11Window: UInt?, appReadsSDLEvents: Bool)
+    /// The SDL id of the window of its own while it is open (nil when embedded or closed): what an SDL event's
+    /// `windowID` names. Any thread.
+    var sdlWindowID: UInt32? { get }
     /// The rectangle of the app's window the picture takes (its pixels, origin top left).
     func setHostFrame(_ frame: (x: Int, y: Int, width: Int, height: Int))
     /// Hides the picture, or shows it again.
