@@ -54,7 +54,10 @@ format:
 # before CI's own limit. The DocC build and the examples are not part of it (CI runs `make docs examples` after it:
 # .ci/run).
 TEST_JOBS ?= 4
+# The build runs outside the hang guard (`timeout`): on a machine whose cores are busy it may take long, and it cannot
+# hang; the guard is for the tests.
 test: bootstrap fixtures lint
+	$(SWIFT) build --build-tests
 	OAVF_FIXTURES="$$(scripts/make-fixtures)" TEST_JOBS=$(TEST_JOBS) SWIFT=$(SWIFT) \
 		timeout --kill-after=30 1500 scripts/run-tests
 
@@ -74,11 +77,13 @@ SANITIZE_TEST_ARGS = --disable-swift-testing $(if $(SANITIZE_FILTER),--filter '$
 sanitize: sanitize-address sanitize-thread
 
 sanitize-address: bootstrap fixtures
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
 	OAVF_FIXTURES="$$(scripts/make-fixtures)" ASAN_OPTIONS="detect_leaks=0" \
 		timeout --kill-after=30 3600 stdbuf -oL -eL \
 		$(SWIFT) test --sanitize=address --scratch-path .build/asan $(SANITIZE_TEST_ARGS)
 
 sanitize-thread: bootstrap fixtures
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	OAVF_FIXTURES="$$(scripts/make-fixtures)" TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 		timeout --kill-after=30 3600 stdbuf -oL -eL \
 		$(SWIFT) test --sanitize=thread --scratch-path .build/tsan $(SANITIZE_TEST_ARGS)

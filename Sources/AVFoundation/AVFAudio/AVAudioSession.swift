@@ -58,7 +58,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     /// Serialises activation, deactivation and device refreshes (the work that talks to SDL), so a route change and a
     /// `setActive(false)` never interleave. Never held while observers or notifications run. Not an engine command: the
     /// session is process-wide, not one player's. Lock order: this lock, then `state`'s.
-    private let activation = Locked(())
+    private let activation = ConditionLock()
 
     /// Where notifications are posted, in order.
     private let notificationQueue = DispatchQueue(label: "OpenAVFoundation.AVAudioSession.notifications")
@@ -175,7 +175,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
         guard previous.wasActive, previous.changed else { return }
         // The inputs follow the category. Stored under `activation` (no device refresh interleaves), announced after
         // it is released (an observer may call the session back).
-        let routeChanged: Bool = activation.withLock { _ in
+        let routeChanged: Bool = activation.withLock {
             let route = state.withLock { $0.route }
             let updated = Self.route(outputs: route.outputs, category: category)
             return state.withLock { state in
@@ -202,7 +202,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     ///   no audio driver or device; its `localizedDescription` carries SDL's reason.
     open func setActive(_ active: Bool, options: SetActiveOptions = []) throws {
         guard let watch = deviceWatch.withLock({ $0 }) else { return }
-        let changed: [PartialKeyPath<AVAudioSession>]? = try activation.withLock { _ in
+        let changed: [PartialKeyPath<AVAudioSession>]? = try activation.withLock {
             guard active else {
                 watch.stop()
                 state.withLock { $0.isActive = false }
@@ -305,7 +305,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
         case .removed: reason = .oldDeviceUnavailable
         }
         let result: (previous: AVAudioSessionRouteDescription, changed: [PartialKeyPath<AVAudioSession>])? =
-            activation.withLock { _ in
+            activation.withLock {
                 let (active, previous) = state.withLock { ($0.isActive, $0.route) }
                 guard active else { return nil }
                 // A device that no longer opens leaves the route without outputs.
@@ -438,7 +438,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     /// Readies the device again with the current preferences when active (app-made change: observers hear it on
     /// this thread).
     private func refreshIfActive() {
-        let changed: [PartialKeyPath<AVAudioSession>] = activation.withLock { _ in
+        let changed: [PartialKeyPath<AVAudioSession>] = activation.withLock {
             guard state.withLock({ $0.isActive }) else { return [] }
             return storeDevice(try? probeDevice(), activating: false)
         }
