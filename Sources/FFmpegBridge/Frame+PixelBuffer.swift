@@ -21,7 +21,7 @@ private struct FrameReference: @unchecked Sendable {
 extension Frame {
     /// The CoreVideo pixel format this frame can be wrapped as without copying, or nil when it must be
     /// converted (``Scaler``): 8-bit 4:2:0 planar (`y420`, or `f420` at full range), NV12 (`420v` /
-    /// `420f`) and 8-bit grey (`L008`), with positive strides.
+    /// `420f`), P010 (`x420` / `xf20`) and 8-bit grey (`L008`), with positive strides.
     package var wrappablePixelFormatType: OSType? {
         let f = pointer.pointee
         guard f.width > 0, f.height > 0 else { return nil }
@@ -36,6 +36,11 @@ extension Frame {
                 isFullRange
                 ? kCVPixelFormatType_420YpCbCr8BiPlanarFullRange : kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange
             planeCount = 2
+        case AV_PIX_FMT_P010LE:
+            type =
+                isFullRange
+                ? kCVPixelFormatType_420YpCbCr10BiPlanarFullRange : kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange
+            planeCount = 2
         case AV_PIX_FMT_GRAY8:
             type = kCVPixelFormatType_OneComponent8
             planeCount = 1
@@ -47,6 +52,19 @@ extension Frame {
             guard data != nil, lineSize > 0 else { return nil }
         }
         return type
+    }
+
+    /// The format a picture that cannot be wrapped is converted to when no consumer asked for one: bi-planar 10-bit
+    /// 4:2:0 (`x420`, `xf20` at full range: P010) for 10-bit 4:2:0 pictures (`yuv420p10`), so their precision
+    /// reaches the outputs that ask for it; 8-bit 4:2:0 planar (`y420`) for everything else.
+    package var convertedPixelFormatType: OSType {
+        switch AVPixelFormat(rawValue: pointer.pointee.format) {
+        case AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV420P10BE:
+            return isFullRange
+                ? kCVPixelFormatType_420YpCbCr10BiPlanarFullRange : kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange
+        default:
+            return kCVPixelFormatType_420YpCbCr8Planar
+        }
     }
 
     /// Wraps the frame's pixels in a `CVPixelBuffer` without copying them, or returns nil when the

@@ -8,6 +8,7 @@ extension Scaler {
     package static let supportedInputPixelFormatTypes: Set<OSType> = [
         kCVPixelFormatType_420YpCbCr8Planar, kCVPixelFormatType_420YpCbCr8PlanarFullRange,
         kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange, kCVPixelFormatType_420YpCbCr8BiPlanarFullRange,
+        kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange, kCVPixelFormatType_420YpCbCr10BiPlanarFullRange,
         kCVPixelFormatType_32BGRA, kCVPixelFormatType_32RGBA, kCVPixelFormatType_32ARGB,
         kCVPixelFormatType_OneComponent8,
     ]
@@ -66,6 +67,8 @@ extension Scaler {
         case kCVPixelFormatType_420YpCbCr8PlanarFullRange: return (AV_PIX_FMT_YUV420P, true)
         case kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange: return (AV_PIX_FMT_NV12, false)
         case kCVPixelFormatType_420YpCbCr8BiPlanarFullRange: return (AV_PIX_FMT_NV12, true)
+        case kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange: return (AV_PIX_FMT_P010LE, false)
+        case kCVPixelFormatType_420YpCbCr10BiPlanarFullRange: return (AV_PIX_FMT_P010LE, true)
         case kCVPixelFormatType_32BGRA: return (AV_PIX_FMT_BGRA, true)
         case kCVPixelFormatType_32RGBA: return (AV_PIX_FMT_RGBA, true)
         case kCVPixelFormatType_32ARGB: return (AV_PIX_FMT_ARGB, true)

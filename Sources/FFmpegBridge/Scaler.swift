@@ -1,7 +1,7 @@
 import CFFmpeg
 import CoreVideo
 
-/// Converts decoded pictures that cannot be wrapped as they are (4:4:4, 4:2:2, 10-bit, RGB, odd
+/// Converts decoded pictures that cannot be wrapped as they are (4:4:4, 4:2:2, planar 10-bit, RGB, odd
 /// layouts), or that a consumer wants in another format (BGRA for an output that asked for it), into
 /// pooled `CVPixelBuffer`s, with libswscale (`sws_scale_frame`, slice-threaded through the scaler's
 /// `threads` option).
@@ -15,6 +15,7 @@ package final class Scaler {
     package static let supportedOutputPixelFormatTypes: Set<OSType> = [
         kCVPixelFormatType_420YpCbCr8Planar, kCVPixelFormatType_420YpCbCr8PlanarFullRange,
         kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange, kCVPixelFormatType_420YpCbCr8BiPlanarFullRange,
+        kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange, kCVPixelFormatType_420YpCbCr10BiPlanarFullRange,
         kCVPixelFormatType_32BGRA, kCVPixelFormatType_32RGBA, kCVPixelFormatType_32ARGB,
         kCVPixelFormatType_OneComponent8,
     ]
@@ -243,6 +244,9 @@ package final class Scaler {
         case kCVPixelFormatType_420YpCbCr8PlanarFullRange: return (AV_PIX_FMT_YUV420P, true, true)
         case kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange: return (AV_PIX_FMT_NV12, false, true)
         case kCVPixelFormatType_420YpCbCr8BiPlanarFullRange: return (AV_PIX_FMT_NV12, true, true)
+        // P010: each 10-bit sample in the high bits of a little-endian 16-bit word, as Apple's 'x420'.
+        case kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange: return (AV_PIX_FMT_P010LE, false, true)
+        case kCVPixelFormatType_420YpCbCr10BiPlanarFullRange: return (AV_PIX_FMT_P010LE, true, true)
         case kCVPixelFormatType_32BGRA: return (AV_PIX_FMT_BGRA, true, false)
         case kCVPixelFormatType_32RGBA: return (AV_PIX_FMT_RGBA, true, false)
         case kCVPixelFormatType_32ARGB: return (AV_PIX_FMT_ARGB, true, false)

@@ -64,12 +64,12 @@ final class VideoOutputFormatTests: XCTestCase {
             ([kCVPixelFormatType_420YpCbCr8BiPlanarFullRange], kCVPixelFormatType_420YpCbCr8BiPlanarFullRange),
             ([kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange], kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange),
             ([kCVPixelFormatType_420YpCbCr8Planar], kCVPixelFormatType_420YpCbCr8Planar),
-            // 10-bit is not produced: the next format listed, or the default with none.
+            // 10-bit from an 8-bit source, as Apple converts it; an unknown format is skipped for the next listed.
             (
                 [kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange, kCVPixelFormatType_32BGRA],
-                kCVPixelFormatType_32BGRA
+                kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange
             ),
-            ([kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange], kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange),
+            ([0x6E6F_6E65, kCVPixelFormatType_32BGRA], kCVPixelFormatType_32BGRA),
         ]
         let outputs = cases.map { output($0.asked) }
         let v = try startPlaying(.videoOnly, outputs)
@@ -117,8 +117,9 @@ final class VideoOutputFormatTests: XCTestCase {
                     CVBufferCopyAttachment(buffer, kCVImageBufferContentLightLevelInfoKey, nil) as? Data,
                     contentLight, "picture \(k)")
             }
+            // Apple's default for a 10-bit source: bi-planar 10-bit.
             let yuv = try pull([output], picture: k, in: v)[0]
-            XCTAssertEqual(CVPixelBufferGetPixelFormatType(yuv), kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange)
+            XCTAssertEqual(CVPixelBufferGetPixelFormatType(yuv), kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange)
             XCTAssertEqual(attachment(yuv, kCVImageBufferYCbCrMatrixKey), kCVImageBufferYCbCrMatrix_ITU_R_2020)
         }
     }

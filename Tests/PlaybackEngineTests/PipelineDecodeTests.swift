@@ -158,8 +158,9 @@ final class PipelineDecodeTests: XCTestCase {
         }
     }
 
-    /// Formats that cannot be wrapped (4:4:4, 10-bit, RGB, 4:2:2 full range): the frames are re-encoded
-    /// losslessly from the fixture and must come out converted to `y420` with the same indices.
+    /// Formats that cannot be wrapped (4:4:4, planar 10-bit, RGB, 4:2:2 full range): the frames are re-encoded
+    /// losslessly from the fixture and must come out converted to `y420` with the same indices — 10-bit 4:2:0 to
+    /// bi-planar 10-bit (`x420`, P010), keeping its precision.
     func test_unwrappableFormats_areConvertedToPlanar420() throws {
         let folder = try temporaryFolder(self)
         for pixelFormat in ["yuv444p", "yuv420p10le", "rgb24", "yuvj422p"] {
@@ -173,7 +174,10 @@ final class PipelineDecodeTests: XCTestCase {
             XCTAssertEqual(video.map { frameIndex(of: $0.pixelBuffer) ?? -1 }, Array(0..<20), pixelFormat)
             XCTAssertEqual(
                 Set(video.map { CVPixelBufferGetPixelFormatType($0.pixelBuffer) }),
-                [kCVPixelFormatType_420YpCbCr8Planar],
+                [
+                    pixelFormat == "yuv420p10le"
+                        ? kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange : kCVPixelFormatType_420YpCbCr8Planar
+                ],
                 pixelFormat)
             XCTAssertEqual(harness.video?.decoder.decodeErrorCount, 0, pixelFormat)
         }

@@ -225,8 +225,23 @@ func frameIndex(of buffer: CVPixelBuffer) -> Int? {
     let planar = CVPixelBufferIsPlanar(buffer)
     guard let base = planar ? CVPixelBufferGetBaseAddressOfPlane(buffer, 0) : CVPixelBufferGetBaseAddress(buffer)
     else { return nil }
+    if let index = frameIndex(ofTenBit: buffer, luma: base) { return index }
     let bytesPerRow = planar ? CVPixelBufferGetBytesPerRowOfPlane(buffer, 0) : CVPixelBufferGetBytesPerRow(buffer)
     return FrameIndexReader.read(luma: base, width: width, height: height, bytesPerRow: bytesPerRow)?.index
+}
+
+/// The frame index of a 10-bit bi-planar buffer (`x420`, `xf20`: P010, each sample a little-endian 16-bit word with
+/// the 10 bits on top), read from its 16-bit luma plane at `luma` (locked); nil for other formats.
+func frameIndex(ofTenBit buffer: CVPixelBuffer, luma: UnsafeMutableRawPointer) -> Int? {
+    let type = CVPixelBufferGetPixelFormatType(buffer)
+    guard
+        type == kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange
+            || type == kCVPixelFormatType_420YpCbCr10BiPlanarFullRange
+    else { return nil }
+    let stride = CVPixelBufferGetBytesPerRowOfPlane(buffer, 0)
+    return FrameIndexReader.read(width: CVPixelBufferGetWidth(buffer), height: CVPixelBufferGetHeight(buffer)) { x, y in
+        Double(UInt16(littleEndian: luma.loadUnaligned(fromByteOffset: y * stride + 2 * x, as: UInt16.self))) / 257
+    }?.index
 }
 
 /// Interleaved samples of `frames`, concatenated.

@@ -20,14 +20,17 @@ import PlaybackEngine
 ///   due.
 /// - Formats: without `kCVPixelBufferPixelFormatTypeKey`, 8-bit 4:2:0 video comes as Apple's default for it,
 ///   bi-planar `kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange` (`'420v'`; `'420f'` for full-range streams), the
-///   layout texture code expects (one texture per plane); other decoded formats come as they are. The key (one number
-///   or an array: the first format listed that can be produced is used) chooses among `'420v'`, `'420f'`, `'y420'`,
-///   `'f420'`, `'BGRA'`, `'RGBA'`, `'ARGB'` and `'L008'`; the decoder's own buffer is returned without a copy when
-///   it already has that format (`'y420'` for most 8-bit 4:2:0 streams), otherwise the picture is converted with
-///   libswscale into the output's pool (unscaled 4:2:0 to `'420v'` is a plane copy and a chroma interleave) on the
-///   thread that calls ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)``, keeping the playback thread free.
-///   10-bit formats (`'x420'`) are not produced: 10-bit sources are decoded to 8 bits, and a list naming only
-///   formats that cannot be produced gets the default.
+///   layout texture code expects (one texture per plane); 10-bit 4:2:0 video (HEVC Main 10, VP9 profile 2, AV1) as
+///   bi-planar 10-bit `kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange` (`'x420'`, `'xf20'` at full range: P010, a
+///   16-bit little-endian word per sample with the 10 bits on top); other decoded formats come as they are. The key
+///   (one number or an array: the first format listed that can be produced is used) chooses among `'420v'`,
+///   `'420f'`, `'x420'`, `'xf20'`, `'y420'`, `'f420'`, `'BGRA'`, `'RGBA'`, `'ARGB'` and `'L008'`; the decoder's own
+///   buffer is returned without a copy when it already has that format (`'y420'` for most 8-bit 4:2:0 streams,
+///   `'x420'` for 10-bit ones), otherwise the picture is converted with libswscale into the output's pool (unscaled
+///   4:2:0 to `'420v'` is a plane copy and a chroma interleave) on the thread that calls
+///   ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)``, keeping the playback thread free. `'x420'` asked of an
+///   8-bit source is widened (the low bits carry nothing); 8-bit formats asked of a 10-bit source are rounded (with
+///   libswscale's dither). A list naming only formats that cannot be produced gets the default.
 ///   `kCVPixelBufferWidthKey` / `kCVPixelBufferHeightKey` scale (bicubic; with only one of them the other keeps the
 ///   aspect ratio). Row-alignment, IOSurface, OpenGL and Metal keys are ignored.
 /// - Colour: every buffer carries the stream's colour primaries, transfer function and YCbCr matrix attachments, and
@@ -120,7 +123,8 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     }
 
     /// The format vended without `kCVPixelBufferPixelFormatTypeKey`: Apple's default for the source, bi-planar
-    /// 4:2:0 (`'420v'`, `'420f'` at full range) for 8-bit 4:2:0 pictures; other decoded formats as they are.
+    /// 4:2:0 (`'420v'`, `'420f'` at full range) for 8-bit 4:2:0 pictures; other decoded formats (`'x420'` for 10-bit
+    /// 4:2:0) as they are.
     static func defaultFormat(forDecoded format: OSType) -> OSType {
         switch format {
         case kCVPixelFormatType_420YpCbCr8Planar: return kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange

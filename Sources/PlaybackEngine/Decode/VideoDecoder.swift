@@ -7,8 +7,9 @@ import OAVFLocking
 /// with wrapped or converted pixel buffers out to a ``FrameQueue``.
 ///
 /// The codec runs libavcodec's frame threading (`threads` 0 = one per CPU). Pictures in 8-bit 4:2:0,
-/// NV12 or grey are wrapped without copying (`Frame.makePixelBuffer`); anything else, or everything when
-/// an output format is requested, is converted by a ``Scaler`` into pooled buffers.
+/// NV12, P010 or grey are wrapped without copying (`Frame.makePixelBuffer`); anything else, or everything when
+/// an output format is requested, is converted by a ``Scaler`` into pooled buffers: 10-bit 4:2:0 to bi-planar
+/// 10-bit (`x420`, P010), the rest to `y420` (`Frame.convertedPixelFormatType`).
 ///
 /// Lifecycle: `init` (opens the codec; throws when it cannot) → ``start()`` → ``stop()``; not
 /// restartable; a started decoder must be stopped (its thread keeps it alive). ``stop()`` aborts both
@@ -27,7 +28,7 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
     /// The stream's time base: `pts` and `duration` of frames are exact in it.
     package let timeBase: Rational
     /// The pixel format every frame is converted to, or nil to wrap whatever can be wrapped and convert
-    /// the rest to `y420`.
+    /// the rest to `x420` (10-bit 4:2:0) or `y420`.
     package let outputPixelFormatType: OSType?
 
     /// The ffplay decoder loop; decode thread only (handed over by `start`).
@@ -280,9 +281,8 @@ package final class VideoDecoder: StreamDecoder, @unchecked Sendable {
             return wrapped
         }
         do {
-            if scaler == nil {
-                scaler = try Scaler(outputPixelFormatType: outputPixelFormatType ?? kCVPixelFormatType_420YpCbCr8Planar)
-            }
+            let format = outputPixelFormatType ?? frame.convertedPixelFormatType
+            if scaler?.outputPixelFormatType != format { scaler = try Scaler(outputPixelFormatType: format) }
             return try scaler?.convert(frame)
         } catch {
             return nil

@@ -175,8 +175,8 @@ package final class ReverseVideoSource: @unchecked Sendable {
                 if let wrapped = frame.makePixelBuffer() {
                     buffer = wrapped
                 } else {
-                    if scaler == nil {
-                        scaler = try? Scaler(outputPixelFormatType: kCVPixelFormatType_420YpCbCr8Planar)
+                    if scaler?.outputPixelFormatType != frame.convertedPixelFormatType {
+                        scaler = try? Scaler(outputPixelFormatType: frame.convertedPixelFormatType)
                     }
                     buffer = try? scaler?.convert(frame)
                 }
