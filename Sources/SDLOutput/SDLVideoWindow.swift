@@ -86,7 +86,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
     private var textureFormat: (format: UInt32, width: Int, height: Int)?
-    /// Converts pictures SDL cannot take (grey, RGBA, ARGB) to BGRA; made on first need.
+    /// Converts pictures SDL cannot take (grey, RGBA, ARGB to BGRA; 10-bit to y420); made on first need.
     private var scaler: PixelConverter?
     private var shown: (buffer: CVPixelBuffer, time: CMTime)?
     private var needsDraw = false
@@ -488,7 +488,7 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         var buffer = picture
         if !Self.drawnFormats.contains(CVPixelBufferGetPixelFormatType(buffer)) {
             guard PixelConverter.supportedInputPixelFormatTypes.contains(CVPixelBufferGetPixelFormatType(buffer)),
-                let converted = convertToBGRA(buffer)
+                let converted = convertToDrawn(buffer)
             else { return }
             buffer = converted
         }
@@ -537,8 +537,16 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         kCVPixelFormatType_32BGRA,
     ]
 
-    private func convertToBGRA(_ buffer: CVPixelBuffer) -> CVPixelBuffer? {
-        if scaler == nil { scaler = try? PixelConverter(outputPixelFormatType: kCVPixelFormatType_32BGRA) }
+    /// `buffer` in a format SDL draws: 10-bit 4:2:0 (`x420`, `xf20`) rounded to 8-bit planar 4:2:0 (a repack, no
+    /// colour conversion: SDL converts as for 8-bit video), anything else to BGRA.
+    private func convertToDrawn(_ buffer: CVPixelBuffer) -> CVPixelBuffer? {
+        let format: OSType
+        switch CVPixelBufferGetPixelFormatType(buffer) {
+        case kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange: format = kCVPixelFormatType_420YpCbCr8Planar
+        case kCVPixelFormatType_420YpCbCr10BiPlanarFullRange: format = kCVPixelFormatType_420YpCbCr8PlanarFullRange
+        default: format = kCVPixelFormatType_32BGRA
+        }
+        if scaler?.outputPixelFormatType != format { scaler = try? PixelConverter(outputPixelFormatType: format) }
         return try? scaler?.convert(buffer)
     }
 

@@ -74,6 +74,26 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         XCTAssertEqual(fill.width, 640)
     }
 
+    /// A 10-bit source: the decoder's pictures are `x420` (P010), which the window rounds to 8-bit 4:2:0 for SDL.
+    func test_window_drawsA10BitPicture() throws {
+        let v = VirtualPlayer(mode: .manual, captureAudio: false)
+        let layer = AVPlayerLayer(player: v.player)
+        defer { layer.player = nil }
+        v.player.replaceCurrentItem(with: AVPlayerItem(url: try fixture(.hdr10HEVC)))
+        waitUntil("first picture") { layer.isReadyForDisplay }
+        v.player.play()
+        waitUntil("playing") { v.player.timeControlStatus == .playing }
+        for k in 1...15 {
+            v.clock.advance(by: CMTime(value: Int64(k) * 1_000_000 + 500, timescale: 30_000_000) - v.clock.time)
+            waitUntil("frame \(k)") { v.frames.entries.last?.time == CMTime(value: Int64(k), timescale: 30) }
+        }
+        v.player.pause()
+        let s = try XCTUnwrap(
+            readBack(layer) { ($0.itemTime - CMTime(value: 15, timescale: 30)).seconds.magnitude < 0.5 / 30 },
+            "the window did not draw picture 15")
+        XCTAssertEqual(index(in: s), 15, "frame index drawn in the window")
+    }
+
     /// `subtitles.mkv` with its SubRip track selected: cue 1 ("Cue 1 at 0.5") is due from 0.521 s to 1.221 s. Each
     /// picture is read back twice, with a legible output suppressing player rendering and without: the pixels that
     /// differ are the subtitle's. The item's text style rule colours the text pure green.
