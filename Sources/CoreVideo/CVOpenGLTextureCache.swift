@@ -52,9 +52,13 @@ public typealias CVOpenGLESTexture = CVOpenGLTexture
 ///
 /// A texture per plane: ``CVOpenGLESTextureCacheCreateTextureFromImage(_:_:_:_:_:_:_:_:_:_:_:_:)`` takes a plane
 /// index as Apple's does — for bi-planar 4:2:0 (`'420v'`, `'420f'`) plane 0 is luma (`GL_R8`, `GL_RED`) and plane 1
-/// the interleaved chroma (`GL_RG8`, `GL_RG`, half size), for the app's YCbCr shader. The macOS form
-/// ``CVOpenGLTextureCacheCreateTextureFromImage(_:_:_:_:_:)`` makes plane 0 (the whole picture for packed formats:
-/// `'BGRA'` as `GL_RGBA8` from `GL_BGRA`, `'RGBA'`, `'L008'` as `GL_R8`).
+/// the interleaved chroma (`GL_RG8`, `GL_RG`, half size), for the app's YCbCr shader; for 10-bit bi-planar 4:2:0
+/// (`'x420'`, `'xf20'`: P010) the same with 16-bit normalised planes (`GL_R16`, `GL_RG16` of `GL_UNSIGNED_SHORT`;
+/// multiply by 65535 / 64 for the 10-bit code). Desktop GL 3.0 has those formats; OpenGL ES needs
+/// `GL_EXT_texture_norm16` (Mesa 22.3.6's llvmpipe has it: any ES 3 context there is ES 3.2), and without it the
+/// upload fails with `kCVReturnError`. The macOS form ``CVOpenGLTextureCacheCreateTextureFromImage(_:_:_:_:_:)``
+/// makes plane 0 (the whole picture for packed formats: `'BGRA'` as `GL_RGBA8` from `GL_BGRA`, `'RGBA'`, `'L008'`
+/// as `GL_R8`).
 ///
 /// GL contract:
 /// - It never makes a context current: every function that touches GL works in the context current on the calling
@@ -81,6 +85,7 @@ public final class CVOpenGLTextureCache: @unchecked Sendable {
         var height: Int
         var internalFormat: GLint
         var format: GLenum
+        var type: GLenum
     }
 
     /// The context current when the cache was made (nil: none was).
@@ -117,21 +122,27 @@ public final class CVOpenGLTextureCache: @unchecked Sendable {
     /// How many textures wait for reuse (tests).
     var freeTextureCount: Int { lock.withLock { free.values.reduce(0) { $0 + $1.count } } }
 
-    /// The GL format of plane `plane` of `buffer`: (internal format, format, bytes per pixel); nil when the plane
-    /// cannot be a texture.
-    static func glFormat(of buffer: CVPixelBuffer, plane: Int) -> (GLint, GLenum, Int)? {
+    /// The GL format of plane `plane` of `buffer`: (internal format, format, type, bytes per pixel); nil when the
+    /// plane cannot be a texture. 10-bit bi-planar planes (`'x420'`, P010) are 16-bit normalised textures (`GL_R16`,
+    /// `GL_RG16` of `GL_UNSIGNED_SHORT`): a sample reads as its 16-bit word / 65535, the 10-bit value in the high
+    /// bits.
+    static func glFormat(of buffer: CVPixelBuffer, plane: Int) -> (GLint, GLenum, GLenum, Int)? {
         let type = CVPixelBufferGetPixelFormatType(buffer)
         switch type {
-        case kCVPixelFormatType_32BGRA: return plane == 0 ? (GLConstant.rgba8, GLConstant.bgra, 4) : nil
-        case kCVPixelFormatType_32RGBA: return plane == 0 ? (GLConstant.rgba8, GLConstant.rgba, 4) : nil
+        case kCVPixelFormatType_32BGRA:
+            return plane == 0 ? (GLConstant.rgba8, GLConstant.bgra, GLConstant.unsignedByte, 4) : nil
+        case kCVPixelFormatType_32RGBA:
+            return plane == 0 ? (GLConstant.rgba8, GLConstant.rgba, GLConstant.unsignedByte, 4) : nil
         default: break
         }
-        guard let layout = PixelFormatLayout.forPixelFormatType(type), layout.bitsPerComponent == 8,
-            plane < layout.planes.count, layout.planes[plane].blockWidth == 1
+        guard let layout = PixelFormatLayout.forPixelFormatType(type), plane < layout.planes.count,
+            layout.planes[plane].blockWidth == 1
         else { return nil }
-        switch layout.planes[plane].bytesPerBlock {
-        case 1: return (GLConstant.r8, GLConstant.red, 1)
-        case 2 where layout.isPlanar: return (GLConstant.rg8, GLConstant.rg, 2)
+        switch (layout.bitsPerComponent, layout.planes[plane].bytesPerBlock) {
+        case (8, 1): return (GLConstant.r8, GLConstant.red, GLConstant.unsignedByte, 1)
+        case (8, 2) where layout.isPlanar: return (GLConstant.rg8, GLConstant.rg, GLConstant.unsignedByte, 2)
+        case (10, 2) where layout.isPlanar: return (GLConstant.r16, GLConstant.red, GLConstant.unsignedShort, 2)
+        case (10, 4) where layout.isPlanar: return (GLConstant.rg16, GLConstant.rg, GLConstant.unsignedShort, 4)
         default: return nil
         }
     }
@@ -141,8 +152,7 @@ public final class CVOpenGLTextureCache: @unchecked Sendable {
         guard let gl = GLFunctions.shared, gl.currentContext != nil else { return (kCVReturnInvalidArgument, nil) }
         let planeCount = CVPixelBufferGetPlaneCount(buffer)
         guard plane >= 0, plane < max(1, planeCount),
-            let (internalFormat, format, bytesPerPixel) = Self.glFormat(
-                of: buffer, plane: plane)
+            let (internalFormat, format, type, bytesPerPixel) = Self.glFormat(of: buffer, plane: plane)
         else { return (kCVReturnPixelBufferNotOpenGLCompatible, nil) }
         let planar = planeCount > 0
         let width = planar ? CVPixelBufferGetWidthOfPlane(buffer, plane) : CVPixelBufferGetWidth(buffer)
@@ -151,7 +161,7 @@ public final class CVOpenGLTextureCache: @unchecked Sendable {
         guard width > 0, height > 0, rowBytes % bytesPerPixel == 0 else {
             return (kCVReturnPixelBufferNotOpenGLCompatible, nil)
         }
-        let shape = Shape(width: width, height: height, internalFormat: internalFormat, format: format)
+        let shape = Shape(width: width, height: height, internalFormat: internalFormat, format: format, type: type)
 
         CVPixelBufferLockBaseAddress(buffer, .readOnly)
         defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
@@ -182,7 +192,7 @@ public final class CVOpenGLTextureCache: @unchecked Sendable {
             name = reused
             gl.bindTexture(GLConstant.texture2D, name)
             gl.texSubImage2D(
-                GLConstant.texture2D, 0, 0, 0, GLsizei(width), GLsizei(height), format, GLConstant.unsignedByte, base)
+                GLConstant.texture2D, 0, 0, 0, GLsizei(width), GLsizei(height), format, type, base)
         } else {
             var made: GLuint = 0
             gl.genTextures(1, &made)
@@ -193,8 +203,7 @@ public final class CVOpenGLTextureCache: @unchecked Sendable {
             gl.texParameteri(GLConstant.texture2D, GLConstant.textureWrapS, GLConstant.clampToEdge)
             gl.texParameteri(GLConstant.texture2D, GLConstant.textureWrapT, GLConstant.clampToEdge)
             gl.texImage2D(
-                GLConstant.texture2D, 0, internalFormat, GLsizei(width), GLsizei(height), 0, format,
-                GLConstant.unsignedByte, base)
+                GLConstant.texture2D, 0, internalFormat, GLsizei(width), GLsizei(height), 0, format, type, base)
         }
         let error = gl.getError()
 
@@ -244,7 +253,8 @@ public func CVOpenGLTextureCacheCreate(
 /// bi-planar YCbCr use ``CVOpenGLESTextureCacheCreateTextureFromImage(_:_:_:_:_:_:_:_:_:_:_:_:)``.
 ///
 /// `kCVReturnInvalidArgument` when no context is current; `kCVReturnPixelBufferNotOpenGLCompatible` for a format
-/// with no texture form (10-bit, 4:2:2 packed); `kCVReturnError` when GL refused the upload.
+/// with no texture form (4:2:2 packed, 10-bit other than bi-planar); `kCVReturnError` when GL refused the upload
+/// (an OpenGL ES context without `GL_EXT_texture_norm16` for `'x420'`).
 @discardableResult
 public func CVOpenGLTextureCacheCreateTextureFromImage(
     _ allocator: CFAllocator?, _ textureCache: CVOpenGLTextureCache, _ sourceImage: CVImageBuffer,
@@ -293,7 +303,8 @@ public func CVOpenGLESTextureCacheCreate(
 
 /// Makes a texture of plane `planeIndex` of `sourceImage` in the context current on this thread, as Apple's
 /// `CVOpenGLESTextureCacheCreateTextureFromImage`: for bi-planar 4:2:0, plane 0 is luma (`GL_R8` / `GL_RED`) and
-/// plane 1 the chroma pairs (`GL_RG8` / `GL_RG`) at half width and height.
+/// plane 1 the chroma pairs (`GL_RG8` / `GL_RG`) at half width and height; for 10-bit bi-planar 4:2:0 (`'x420'`)
+/// `GL_R16` / `GL_RG16` of `GL_UNSIGNED_SHORT` (OpenGL ES: with `GL_EXT_texture_norm16`).
 ///
 /// `target` must be `GL_TEXTURE_2D`, and `width` / `height` the plane's; the internal format, format and type the
 /// cache picks for the plane are used whatever is passed (Apple's `GL_LUMINANCE` / `GL_LUMINANCE_ALPHA` choices map

@@ -114,12 +114,15 @@ enum GLConstant {
     static let linear: GLint = 0x2601
     static let clampToEdge: GLint = 0x812F
     static let unsignedByte: GLenum = 0x1401
+    static let unsignedShort: GLenum = 0x1403
     static let red: GLenum = 0x1903
     static let rg: GLenum = 0x8227
     static let rgba: GLenum = 0x1908
     static let bgra: GLenum = 0x80E1
     static let r8: GLint = 0x8229
     static let rg8: GLint = 0x822B
+    static let r16: GLint = 0x822A
+    static let rg16: GLint = 0x822C
     static let rgba8: GLint = 0x8058
     static let noError: GLenum = 0
 }

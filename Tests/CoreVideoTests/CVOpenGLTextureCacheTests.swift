@@ -9,7 +9,7 @@ import Glibc
 
 /// A headless desktop-GL context for tests: EGL on Mesa's surfaceless platform (llvmpipe, no X server), made
 /// current on the creating thread; the GL calls tests need to read textures back.
-private final class SurfacelessGLContext {
+final class SurfacelessGLContext {
     typealias GetProcAddress = @convention(c) (UnsafePointer<CChar>) -> UnsafeMutableRawPointer?
     typealias GetPlatformDisplay =
         @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafePointer<Int32>?) ->
@@ -82,9 +82,11 @@ private final class SurfacelessGLContext {
         _ = destroyContext(display, context)
     }
 
-    /// The bytes of `texture` (level 0) read back as `format` (`GL_RED` 1, `GL_RG` 2, `GL_BGRA` 4 bytes a pixel).
+    /// The bytes of `texture` (level 0) read back as `format` and `type` (`GL_RED` 1, `GL_RG` 2, `GL_BGRA` 4 bytes a
+    /// pixel of `GL_UNSIGNED_BYTE`; twice that of `GL_UNSIGNED_SHORT`).
     func read(
-        _ texture: GLuint, width: Int, height: Int, format: GLenum, bytesPerPixel: Int, _ gl: GLFunctions
+        _ texture: GLuint, width: Int, height: Int, format: GLenum, type: GLenum = GLConstant.unsignedByte,
+        bytesPerPixel: Int, _ gl: GLFunctions
     )
         -> [UInt8]
     {
@@ -94,7 +96,7 @@ private final class SurfacelessGLContext {
         pixelStorei(0x0D05 /* GL_PACK_ALIGNMENT */, 1)
         var bytes = [UInt8](repeating: 0, count: width * height * bytesPerPixel)
         bytes.withUnsafeMutableBytes {
-            getTexImage(GLConstant.texture2D, 0, format, GLConstant.unsignedByte, $0.baseAddress!)
+            getTexImage(GLConstant.texture2D, 0, format, type, $0.baseAddress!)
         }
         gl.bindTexture(GLConstant.texture2D, GLuint(bitPattern: previous))
         return bytes
@@ -279,10 +281,10 @@ final class CVOpenGLTextureCacheTests: XCTestCase {
         XCTAssertFalse(result.lock.withLock { result.made })
         // Formats with no texture form are refused.
         var texture: CVOpenGLTexture?
-        var p010: CVPixelBuffer?
-        _ = CVPixelBufferCreate(nil, 16, 16, kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange, nil, &p010)
+        var packed422: CVPixelBuffer?
+        _ = CVPixelBufferCreate(nil, 16, 16, kCVPixelFormatType_422YpCbCr8, nil, &packed422)
         XCTAssertEqual(
-            CVOpenGLTextureCacheCreateTextureFromImage(nil, textureCache, try XCTUnwrap(p010), nil, &texture),
+            CVOpenGLTextureCacheCreateTextureFromImage(nil, textureCache, try XCTUnwrap(packed422), nil, &texture),
             kCVReturnPixelBufferNotOpenGLCompatible)
     }
 }
