@@ -122,6 +122,38 @@ final class AVAssetReaderTests: XCTestCase {
         }
     }
 
+    func test_video10BitX420_everyFrameOnceInOrder_withTheTenBits() throws {
+        let (reader, output) = try reader(.hdr10HEVC, .video) {
+            AVAssetReaderTrackOutput(
+                track: $0,
+                outputSettings: [
+                    kCVPixelBufferPixelFormatTypeKey: Int(kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange)
+                ])
+        }
+        XCTAssertTrue(reader.startReading())
+        let buffers = try readAll(output).map { try XCTUnwrap(CMSampleBufferGetImageBuffer($0)) }
+        XCTAssertEqual(reader.status, .completed, "\(String(describing: reader.error))")
+        XCTAssertTrue(
+            buffers.allSatisfy {
+                CVPixelBufferGetPixelFormatType($0) == kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange
+            })
+        // The index from the 16-bit luma words (the 10 bits on top); some samples between two 8-bit codes.
+        var between = 0
+        let indices = buffers.map { buffer -> Int? in
+            CVPixelBufferLockBaseAddress(buffer, .readOnly)
+            defer { CVPixelBufferUnlockBaseAddress(buffer, .readOnly) }
+            guard let luma = CVPixelBufferGetBaseAddressOfPlane(buffer, 0) else { return nil }
+            let stride = CVPixelBufferGetBytesPerRowOfPlane(buffer, 0)
+            return FrameIndexReader.read(width: 320, height: 240) { x, y in
+                let word = UInt16(littleEndian: luma.loadUnaligned(fromByteOffset: y * stride + 2 * x, as: UInt16.self))
+                if (word >> 6) % 4 != 0 { between += 1 }
+                return Double(word) / 257
+            }?.index
+        }
+        XCTAssertEqual(indices, Array(0..<60).map { $0 })
+        XCTAssertGreaterThan(between, 0, "10-bit samples, not 8-bit ones widened")
+    }
+
     func test_timeRange_firstAndLastFrames() throws {
         let (reader, output) = try reader(.h264AAC, .video) {
             AVAssetReaderTrackOutput(
