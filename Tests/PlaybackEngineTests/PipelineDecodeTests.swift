@@ -183,6 +183,25 @@ final class PipelineDecodeTests: XCTestCase {
         }
     }
 
+    /// 10-bit 4:2:0 keeps its range: a full-range stream comes as `xf20`, a video-range one as `x420`.
+    func test_tenBitFullRange_isConvertedToXF20() throws {
+        let folder = try temporaryFolder(self)
+        for (range, format) in [
+            ("pc", kCVPixelFormatType_420YpCbCr10BiPlanarFullRange),
+            ("tv", kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange),
+        ] {
+            let file = folder.appendingPathComponent("p10-\(range).mkv")
+            try transcode(.videoOnly, frames: 5, to: file, ["-pix_fmt", "yuv420p10le", "-color_range", range])
+            let harness = try PipelineHarness(url: file)
+            harness.start()
+            let (video, _, outcome) = harness.decodeAll()
+            harness.stop()
+            XCTAssertEqual(outcome, .finished, range)
+            XCTAssertEqual(video.map { frameIndex(of: $0.pixelBuffer) ?? -1 }, Array(0..<5), range)
+            XCTAssertEqual(Set(video.map { CVPixelBufferGetPixelFormatType($0.pixelBuffer) }), [format], range)
+        }
+    }
+
     func test_colourAttachments_followTheStream() throws {
         let folder = try temporaryFolder(self)
         let file = folder.appendingPathComponent("bt709.mkv")
