@@ -111,7 +111,8 @@ func check(_ label: String, frameRate: Double) -> Bool {
     return index == expected && barIntact && frameIntact && sideIntact
 }
 
-/// Seeks to `seconds` (paused), checks; plays a second, pauses, checks again. True when both checks passed.
+/// Seeks to `seconds` (paused), checks; plays a second, pauses, checks again; waits for the link to go quiescent,
+/// seeks back to `seconds` and checks a third time. True when every check passed.
 @MainActor
 func runCheck(at seconds: Double) -> Bool {
     let frameRate = 30.0  // the fixtures'
@@ -136,5 +137,16 @@ func runCheck(at seconds: Double) -> Bool {
     let paused = player.currentTime()
     iterate(until: { showing(paused) }, timeout: 10)
     ok = check("paused at \(String(format: "%.3f", paused.seconds)) s", frameRate: frameRate) && ok
+    // Paused, nothing new comes: the link goes quiescent. A seek back brings a picture, and the pull delegate
+    // starts the link again.
+    iterate(until: { tickID == 0 }, timeout: 30)
+    guard tickID == 0 else {
+        print("the link did not go quiescent while paused")
+        return false
+    }
+    let back = Flag()
+    player.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { if $0 { back.set() } }
+    iterate(until: { back.isSet && showing(target) }, timeout: 60)
+    ok = check("after seeking back to \(seconds) s from quiescence", frameRate: frameRate) && ok
     return ok
 }

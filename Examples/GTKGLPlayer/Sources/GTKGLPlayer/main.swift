@@ -7,7 +7,8 @@
 //
 //     swift run GTKGLPlayer movie.mp4                 play in a window until the end (closing it quits)
 //     swift run GTKGLPlayer movie.mp4 --check 2.5     seek to 2.5 s, screenshot the window, read the frame index
-//                                                     from the video pane, play a second, pause, check again
+//                                                     from the video pane, play a second, pause, check again;
+//                                                     once the link is quiescent, seek back and check again
 //     swift run GTKGLPlayer movie.mp4 --gles          the same in an OpenGL ES context (desktop GL by default)
 //
 // --check takes the screenshot the way GTK draws the window (its widget tree rendered to a texture by the window's
@@ -172,46 +173,80 @@ connect(
 // MARK: The display link: GTK's frame clock
 
 var lastLabelUpdate = 0.0
+/// The tick callback while the link runs (0: quiescent), and the ticks in a row that found no new picture.
+var tickID: guint = 0
+var idleTicks = 0
+var quiescences = 0
+var restarts = 0
 
 /// Once per frame of GTK's frame clock: pull the picture due when this frame reaches the screen. The frame clock
-/// counts g_get_monotonic_time microseconds, the host clock here (CLOCK_MONOTONIC).
-_ = gtk_widget_add_tick_callback(
-    area,
-    { widget, clock, _ in
-        MainActor.assumeIsolated {
-            guard let widget, let clock else { return 1 }
-            let start = CACurrentMediaTime()
-            defer {
-                tickCount += 1
-                longestTick = max(longestTick, CACurrentMediaTime() - start)
-            }
-            var due = gdk_frame_clock_get_frame_time(clock)
-            if let timings = gdk_frame_clock_get_current_timings(clock),
-                gdk_frame_timings_get_predicted_presentation_time(timings) > 0
-            {
-                due = gdk_frame_timings_get_predicted_presentation_time(timings)
-            } else {
-                var interval: gint64 = 0
-                gdk_frame_clock_get_refresh_info(clock, due, &interval, nil)
-                due += interval
-            }
-            let t = output.itemTime(forHostTime: CFTimeInterval(due) / 1_000_000)
-            if output.hasNewPixelBuffer(forItemTime: t) {
-                var shown = CMTime.invalid
-                if let buffer = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown) {
-                    pending = (buffer, shown)
-                    gtk_gl_area_queue_render(glArea(widget))
-                }
-            }
-            // The app's own widgets go on living beside the video.
-            let now = player.currentTime().seconds
-            if abs(now - lastLabelUpdate) >= 0.1 {
-                lastLabelUpdate = now
-                gtk_label_set_text(OpaquePointer(timeLabel), String(format: "%.2f s", now))
-            }
-            return 1  // G_SOURCE_CONTINUE
+/// counts g_get_monotonic_time microseconds, the host clock here (CLOCK_MONOTONIC). After half a second without a
+/// new picture (paused, or not ready yet) the link goes quiescent, as in Apple's sample: the callback ends and the
+/// output's pull delegate starts it again when pictures come.
+let tick: GtkTickCallback = { widget, clock, _ in
+    MainActor.assumeIsolated {
+        guard let widget, let clock else { return 1 }
+        let start = CACurrentMediaTime()
+        defer {
+            tickCount += 1
+            longestTick = max(longestTick, CACurrentMediaTime() - start)
         }
-    }, nil, nil)
+        var due = gdk_frame_clock_get_frame_time(clock)
+        if let timings = gdk_frame_clock_get_current_timings(clock),
+            gdk_frame_timings_get_predicted_presentation_time(timings) > 0
+        {
+            due = gdk_frame_timings_get_predicted_presentation_time(timings)
+        } else {
+            var interval: gint64 = 0
+            gdk_frame_clock_get_refresh_info(clock, due, &interval, nil)
+            due += interval
+        }
+        let t = output.itemTime(forHostTime: CFTimeInterval(due) / 1_000_000)
+        idleTicks += 1
+        if output.hasNewPixelBuffer(forItemTime: t) {
+            var shown = CMTime.invalid
+            if let buffer = output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown) {
+                pending = (buffer, shown)
+                idleTicks = 0
+                gtk_gl_area_queue_render(glArea(widget))
+            }
+        }
+        // The app's own widgets go on living beside the video.
+        let now = player.currentTime().seconds
+        if abs(now - lastLabelUpdate) >= 0.1 {
+            lastLabelUpdate = now
+            gtk_label_set_text(OpaquePointer(timeLabel), String(format: "%.2f s", now))
+        }
+        if idleTicks >= 30 {
+            tickID = 0
+            quiescences += 1
+            output.requestNotificationOfMediaDataChange(withAdvanceInterval: 0.03)
+            return 0  // G_SOURCE_REMOVE: quiescent
+        }
+        return 1  // G_SOURCE_CONTINUE
+    }
+}
+
+/// Starts the link (again).
+@MainActor
+func startTicking() {
+    guard tickID == 0 else { return }
+    idleTicks = 0
+    tickID = gtk_widget_add_tick_callback(area, tick, nil, nil)
+}
+
+/// Wakes the quiescent link when pictures come (on the main queue, which the GLib timeout below runs).
+final class LinkWaker: AVPlayerItemOutputPullDelegate, @unchecked Sendable {
+    func outputMediaDataWillChange(_ sender: AVPlayerItemOutput) {
+        MainActor.assumeIsolated {
+            restarts += 1
+            startTicking()
+        }
+    }
+}
+let waker = LinkWaker()
+output.setDelegate(waker, queue: .main)
+startTicking()
 
 connect(
     playButton, "clicked",
@@ -266,8 +301,10 @@ if let checkTime {
 player.pause()
 print(
     String(
-        format: "main loop: %d ticks, longest tick (pull) %.2f ms, longest render (upload + draw) %.2f ms", tickCount,
-        longestTick * 1000, longestRender * 1000))
+        format:
+            "main loop: %d ticks, longest tick (pull) %.2f ms, longest render (upload + draw) %.2f ms; "
+            + "the link went quiescent %d times and was restarted %d times", tickCount, longestTick * 1000,
+        longestRender * 1000, quiescences, restarts))
 gtk_window_destroy(cast(window))
 // Let GTK unrealize the area (the renderer gives its textures back in the area's context).
 for _ in 0..<10 { g_main_context_iteration(nil, 0) }
