@@ -124,6 +124,34 @@ final class VideoOutputFormatTests: XCTestCase {
         }
     }
 
+    /// Pictures are converted on the output's own queue as they arrive (default 420v from the decoder's y420): a
+    /// display link pulling a picture that has arrived gets it without converting on its thread, so the pull returns
+    /// at once; each picture is converted once.
+    func test_picturesAreConvertedAheadOfThePull_offThePullingThread() throws {
+        let output = AVPlayerItemVideoOutput()
+        let v = try startPlaying(.videoOnly, [output])
+        output.store.recordArrivals()
+        for k in 1...20 {
+            let host = CMTime(value: Int64(k) * 1_000_000 + 500, timescale: 30_000_000)
+            if host > v.clock.time { v.clock.advance(by: host - v.clock.time) }
+            let t = CMTime(value: Int64(k), timescale: 30)
+            XCTAssertTrue(
+                Poll.until {
+                    output.store.arrivalLog.contains { $0.itemTime == t }
+                        && !output.store.notAcquired().contains { $0.time <= t }
+                }, "picture \(k) arrived and converted")
+            var shown = CMTime.invalid
+            let buffer = try XCTUnwrap(output.copyPixelBuffer(forItemTime: t, itemTimeForDisplay: &shown))
+            XCTAssertEqual(shown, t)
+            XCTAssertEqual(frameIndex(of: buffer), k)
+            XCTAssertEqual(CVPixelBufferGetPixelFormatType(buffer), kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange)
+        }
+        let counts = output.conversionCounts
+        XCTAssertEqual(counts.onPull, 0, "no pull converted")
+        XCTAssertGreaterThanOrEqual(counts.ahead, 20)
+        XCTAssertLessThanOrEqual(counts.ahead, 20 + 1 + VideoOutputStore.capacity, "each picture converted once")
+    }
+
     func test_buffersTheAppKeeps_neverStallPlayback_andThePoolReusesTheRest() throws {
         let output = AVPlayerItemVideoOutput()
         let v = try startPlaying(.videoOnly, [output])

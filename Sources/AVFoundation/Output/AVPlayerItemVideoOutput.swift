@@ -27,8 +27,9 @@ import PlaybackEngine
 ///   `'420f'`, `'x420'`, `'xf20'`, `'y420'`, `'f420'`, `'BGRA'`, `'RGBA'`, `'ARGB'` and `'L008'`; the decoder's own
 ///   buffer is returned without a copy when it already has that format (`'y420'` for most 8-bit 4:2:0 streams,
 ///   `'x420'` for 10-bit ones), otherwise the picture is converted with libswscale into the output's pool (unscaled
-///   4:2:0 to `'420v'` is a plane copy and a chroma interleave) on the thread that calls
-///   ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)``, keeping the playback thread free. `'x420'` asked of an
+///   4:2:0 to `'420v'` is a plane copy and a chroma interleave) on the output's own queue as each picture arrives,
+///   so ``copyPixelBuffer(forItemTime:itemTimeForDisplay:)`` returns at once and the playback thread stays free (a
+///   pull that comes before its picture's conversion is done converts on the pulling thread). `'x420'` asked of an
 ///   8-bit source is widened (the low bits carry nothing); 8-bit formats asked of a 10-bit source are rounded (with
 ///   libswscale's dither). A list naming only formats that cannot be produced gets the default.
 ///   `kCVPixelBufferWidthKey` / `kCVPixelBufferHeightKey` scale (bicubic; with only one of them the other keeps the
@@ -54,13 +55,21 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     let requestedHeight: Int?
     /// Receives pictures from the engine.
     let store = VideoOutputStore()
-    /// Serialises conversions (a converter is single-threaded). Taken by the app's threads pulling pictures
-    /// (`copyPixelBuffer`). Not an engine command: conversion runs on the client's thread, never in the engine.
+    /// Serialises conversions (a converter is single-threaded). Taken by the output's conversion queue and by the
+    /// app's threads pulling a picture not converted yet (`copyPixelBuffer`). Lock order: this lock, then the
+    /// store's. Not an engine command: conversion runs off the engine's threads, on the output's own queue.
     private let converterLock = ConditionLock()
+    /// Converts pictures as they arrive (``picturesArrived()``), off the engine's and the app's threads.
+    private let conversionQueue = DispatchQueue(label: "OpenAVFoundation.AVPlayerItemVideoOutput.conversion")
+    /// Whether a conversion pass is queued and not started yet (the engine's presenting thread sets it, the
+    /// conversion queue clears it).
+    private let conversionScheduled = Locked(false)
     /// Guarded by `converterLock`; made on the first conversion (format only), or for the current input size
     /// (scaling).
     private var scaler: PixelConverter?
     private var resizer: ScalingPixelConverter?
+    /// Guarded by `converterLock`: conversions made ahead of their pulls and on pulling threads.
+    private var conversions = (ahead: 0, onPull: 0)
 
     /// Guarded by `outputLock`.
     private weak var pullDelegate: (any AVPlayerItemOutputPullDelegate)?
@@ -102,6 +111,12 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     ) -> CVPixelBuffer? {
         guard itemTime.isNumeric, let entry = store.acquire(at: itemTime) else { return nil }
         outItemTimeForDisplay?.pointee = entry.time
+        return vended(entry, onPull: true)
+    }
+
+    /// The buffer `entry` is vended as: the decoder's own when it has the output's format and size, else its
+    /// conversion (made ahead by ``picturesArrived()`` as a rule, here when the pull came first).
+    private func vended(_ entry: VideoOutputStore.Entry, onPull: Bool) -> CVPixelBuffer? {
         if let converted = entry.converted { return converted }
         let decoded = entry.buffer
         let decodedFormat = CVPixelBufferGetPixelFormatType(decoded)
@@ -110,11 +125,36 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
         if format == decodedFormat, width == CVPixelBufferGetWidth(decoded), height == CVPixelBufferGetHeight(decoded) {
             return decoded
         }
+        converterLock.lock()
+        defer { converterLock.unlock() }
+        // Converted meanwhile (ahead, or by another thread pulling the same picture).
+        if let converted = store.converted(for: entry.id) { return converted }
         guard let converted = convert(decoded, to: format, width: width, height: height) else { return nil }
         Self.completeColorAttachments(
             of: converted, pictureWidth: CVPixelBufferGetWidth(decoded), pictureHeight: CVPixelBufferGetHeight(decoded))
         store.setConverted(converted, for: entry.id)
+        if onPull { conversions.onPull += 1 } else { conversions.ahead += 1 }
         return converted
+    }
+
+    /// How many pictures were converted ahead of their pull and on a pulling thread (tests).
+    var conversionCounts: (ahead: Int, onPull: Int) { converterLock.withLock { conversions } }
+
+    /// Pictures arrived (the engine's presenting thread, from ``VideoOutputStore``): converts those not pulled yet
+    /// on the output's own queue, so that a pull finds its picture in the output's format and returns at once,
+    /// whatever the conversion costs (the app's display link never converts unless it pulls a picture before its
+    /// conversion is done). One conversion pass is queued at a time; the engine never waits for it.
+    func picturesArrived() {
+        let schedule = conversionScheduled.withLock { scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard schedule else { return }
+        conversionQueue.async { [weak self] in
+            guard let self else { return }
+            self.conversionScheduled.withLock { $0 = false }
+            for entry in self.store.notAcquired() { _ = self.vended(entry, onPull: false) }
+        }
     }
 
     /// The same-size converter's pool counters (tests): nil before the first conversion.
@@ -171,9 +211,8 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
         }
     }
 
+    /// Converts `buffer`; called with `converterLock` held.
     private func convert(_ buffer: CVPixelBuffer, to format: OSType, width: Int, height: Int) -> CVPixelBuffer? {
-        converterLock.lock()
-        defer { converterLock.unlock() }
         do {
             if width == CVPixelBufferGetWidth(buffer) && height == CVPixelBufferGetHeight(buffer) {
                 if scaler == nil { scaler = try PixelConverter(outputPixelFormatType: format) }

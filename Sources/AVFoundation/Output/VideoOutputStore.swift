@@ -76,7 +76,9 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
             defer { notificationRequested = false }
             return notificationRequested
         }
-        if notify { owner?.output?.notifyMediaDataWillChange() }
+        let output = owner?.output
+        output?.picturesArrived()
+        if notify { output?.notifyMediaDataWillChange() }
     }
 
     func flush(session current: ItemSession?) {
@@ -123,6 +125,16 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
             acquired = max(acquired, entries[0].id)
             return entries[0]
         }
+    }
+
+    /// The pictures not acquired yet, oldest first (to convert ahead of their pulls).
+    func notAcquired() -> [Entry] {
+        lock.withLock { entries.filter { $0.id > acquired && $0.converted == nil } }
+    }
+
+    /// The converted buffer of picture `id`, if it is still held and was converted.
+    func converted(for id: UInt64) -> CVPixelBuffer? {
+        lock.withLock { entries.first { $0.id == id }?.converted }
     }
 
     /// Keeps the converted buffer of picture `id`, so copying it again returns the same buffer.
