@@ -78,21 +78,39 @@ extension TimedMetadataStore {
 }
 
 /// Waits for a state that offers no event to wait on — a thread reaching its wait on a virtual clock
-/// (`VirtualClock.pendingDeadlines`), the loopback server's request log, a queue filling up — by looking again every
-/// millisecond. Prefer ``Awaitable`` wherever the test can hear the change itself.
+/// (`VirtualClock.pendingDeadlines`), a queue filling up, a screen grabbed from a window — by looking again every
+/// millisecond (or every `interval`, for a look that is itself costly, such as a screenshot). Prefer ``Awaitable``
+/// wherever the test can hear the change itself.
 ///
 /// The one place such tests spend real time: the only bound is ``Awaitable/hangGuard`` (a hang, not a measurement).
 public enum Poll {
-    /// Looks at `condition` every millisecond until it holds; false if it still does not after
-    /// ``Awaitable/hangGuard`` seconds.
+    /// Looks at `condition` every `interval` seconds (a millisecond by default) until it holds; false if it still
+    /// does not after ``Awaitable/hangGuard`` seconds. An error `condition` throws ends the wait and is rethrown.
     @discardableResult
-    public static func until(_ condition: () -> Bool) -> Bool {
+    public static func until(every interval: TimeInterval = 0.001, _ condition: () throws -> Bool) rethrows -> Bool {
         let start = DispatchTime.now().uptimeNanoseconds
-        while !condition() {
+        while try !condition() {
             if Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 >= Awaitable<Void>.hangGuard {
-                return condition()
+                return try condition()
             }
-            usleep(1000)
+            usleep(useconds_t(max(0, interval) * 1e6))
+        }
+        return true
+    }
+
+    /// Runs the current thread's run loop in `mode` until `condition` holds, looking again after each source the run
+    /// loop handled (a timer, a display link, a block for the main queue) or every `slice` seconds; false if it
+    /// still does not after ``Awaitable/hangGuard`` seconds. For events delivered on the waiting thread's run loop.
+    @discardableResult
+    public static func runLoop(
+        _ mode: RunLoop.Mode = .default, slice: TimeInterval = 0.01, until condition: () throws -> Bool
+    ) rethrows -> Bool {
+        let start = DispatchTime.now().uptimeNanoseconds
+        while try !condition() {
+            if Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 >= Awaitable<Void>.hangGuard {
+                return try condition()
+            }
+            _ = RunLoop.current.run(mode: mode, before: Date(timeIntervalSinceNow: slice))
         }
         return true
     }

@@ -157,6 +157,14 @@ public final class HTTPTestServer: Sendable {
         core.read { $0.log }
     }
 
+    /// Waits until `condition` holds for ``requestLog``, looking again whenever the server records a request or the
+    /// end of its answer (not by polling); false if it still does not after ``Awaitable/hangGuard`` seconds or once
+    /// the server stopped.
+    @discardableResult
+    public func waitForRequestLog(until condition: ([HTTPTestRequestRecord]) -> Bool) -> Bool {
+        core.wait(atMost: Awaitable<Void>.hangGuard) { condition($0.log) }
+    }
+
     /// The records of the requests whose path is `path`.
     public func requests(for path: String) -> [HTTPTestRequestRecord] {
         requestLog.filter { $0.path == path }
