@@ -85,10 +85,11 @@ let package = Package(
 
         .executableTarget(name: "avplay", dependencies: ["AVFoundation", "OAVFLocking", "ImageIO"]),
 
-        .testTarget(name: "CoreMediaTests", dependencies: ["CoreMedia"]),
-        .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo"]),
+        .testTarget(name: "CoreMediaTests", dependencies: ["CoreMedia", "OAVFLocking", "TestSupport"]),
+        .testTarget(name: "CoreVideoTests", dependencies: ["CoreVideo", "OAVFLocking", "TestSupport"]),
         .testTarget(name: "FFmpegBridgeTests", dependencies: ["FFmpegBridge", "TestSupport"]),
-        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport", "FFmpegBridge", "CoreVideo"]),
+        .testTarget(
+            name: "TestSupportTests", dependencies: ["TestSupport", "FFmpegBridge", "CoreVideo", "OAVFLocking"]),
         // Golden/ holds the playback dumps' golden files, read through #filePath (not resources).
         .testTarget(
             name: "PlaybackEngineTests",
@@ -103,7 +104,7 @@ let package = Package(
             dependencies: ["AVFoundation", "AVFAudio", "AVKit", "TestSupport", "OAVFLocking"],
             // Inputs the fuzzers found (FuzzRegressionTests reads them by path).
             exclude: ["FuzzRegressions"]),
-        .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay"]),
+        .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay", "OAVFLocking"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CoreImage", "TestSupport", "FFmpegBridge"]),
     ],
     swiftLanguageModes: [.v6]

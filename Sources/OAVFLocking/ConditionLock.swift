@@ -4,9 +4,9 @@ import Glibc
 import Musl
 #endif
 
-// The project's one kind of lock. Every other Swift module locks through these two types (`scripts/check-locks`
-// fails the lint when `NSLock`, `NSCondition`, `NSRecursiveLock`, `pthread_mutex_*` or `Mutex<` appear elsewhere in
-// Sources/). Playback state needs none: the engine thread owns it, and callers post commands (DESIGN.md). A lock is
+// The project's one kind of lock. Every other Swift module locks through these two types (`scripts/check-locks` fails
+// the lint when `NSLock`, `NSCondition`, `NSRecursiveLock`, `pthread_mutex_*` or `Mutex<` appear elsewhere in Sources/
+// or Tests/). Playback state needs none: the engine thread owns it, and callers post commands (DESIGN.md). A lock is
 // for what a thread that cannot wait for the engine's mailbox shares: a device callback, a decode or demux thread, a
 // caller reading a published snapshot. `Atomic` values (Synchronization) are not locks; they stay where one flag or
 // counter is shared, each saying so in its doc.

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -70,7 +71,7 @@ final class AVAssetChapterTests: XCTestCase {
         v.player.replaceCurrentItem(with: item)
         waitUntil("ready") { item.status == .readyToPlay }
         for (group, frame) in zip(groups, [0, 90, 210]) {
-            let done = LockedBox<Bool?>(nil)
+            let done = Locked<Bool?>(nil)
             item.seek(to: group.timeRange.start, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
                 done.withLock { $0 = ok }
             }
@@ -80,7 +81,7 @@ final class AVAssetChapterTests: XCTestCase {
     }
 
     func test_chapterLoading_completionHandler_and_none() throws {
-        let done = LockedBox<[String?]?>(nil)
+        let done = Locked<[String?]?>(nil)
         AVURLAsset(url: try chaptered("mkv")).loadChapterMetadataGroups(
             withTitleLocale: Locale(identifier: "de"), containingItemsWithCommonKeys: []
         ) { groups, error in

@@ -1,4 +1,5 @@
 import AVFoundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -492,7 +493,7 @@ final class AVAssetReaderTests: XCTestCase {
         XCTAssertTrue(reader.startReading())
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
-        let count = LockedBox(0)
+        let count = Locked(0)
         Thread.detachNewThread {
             while output.copyNextSampleBuffer() != nil {
                 let n = count.withLock { c -> Int in

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -7,7 +8,7 @@ import XCTest
 
 /// Records what an `AVAudioPlayer` tells its delegate, and whether on the main thread.
 final class AudioPlayerDelegateLog: NSObject, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var _finishes: [Bool] = []
     private var _errors: [NSError] = []
     private var _onMainThread = true

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import SDLOutput
 import TestSupport
@@ -11,7 +12,7 @@ import XCTest
 private final class FailingDevice: AudioSink, @unchecked Sendable {
     let device = SDLAudioSink()
     let failsToOpen: Bool
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var unplugged = false
     private(set) var opens = 0
 
@@ -57,7 +58,7 @@ final class AVPlayerAudioDeviceFailureTests: XCTestCase {
         let player = AVPlayer()
         let device = FailingDevice(failsToOpen: true)
         player.audioSinkOverride = { device }
-        let statuses = LockedBox<[AVPlayer.Status]>([])
+        let statuses = Locked<[AVPlayer.Status]>([])
         let observation = player.observe(\.status, options: [.new]) { player, _ in
             statuses.withLock { $0.append(player.status) }
         }

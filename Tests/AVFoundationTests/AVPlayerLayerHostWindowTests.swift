@@ -1,5 +1,6 @@
 import CSDL2
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import SDLOutput
 import TestSupport
@@ -295,7 +296,7 @@ final class AVPlayerLayerHostWindowTests: XCTestCase {
     }
 
     private func seek(_ player: AVPlayer, to seconds: Double) {
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         player.seek(
             to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
         ) { ok in done.withLock { $0 = ok } }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import SDLOutput
 import TestSupport
@@ -245,7 +246,7 @@ final class AVPlayerLayerWindowTests: XCTestCase {
     }
 
     private func seek(_ item: AVPlayerItem, to seconds: Double) {
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(
             to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
         ) { ok in done.withLock { $0 = ok } }

@@ -1,3 +1,4 @@
+import OAVFLocking
 import PlaybackEngine
 import Synchronization
 import TestSupport
@@ -68,7 +69,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
     func test_periodicObserver_firesEveryHalfSecondPlusStartAndStop() throws {
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: try fixture(.h264AAC))
-        let times = LockedBox<[Double]>([])
+        let times = Locked<[Double]>([])
         let token = v.player.addPeriodicTimeObserver(
             forInterval: CMTime(value: 1, timescale: 2), queue: .main
         ) { t in times.withLock { $0.append(t.seconds) } }
@@ -93,7 +94,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
     func test_boundaryObservers_fireOnceEach_notWhenASeekJumpsOverThem() throws {
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: try fixture(.h264AAC))
-        let fired = LockedBox<[String]>([])
+        let fired = Locked<[String]>([])
         let a = v.player.addBoundaryTimeObserver(forTimes: [NSValue(time: CMTime(value: 2, timescale: 1))], queue: nil)
         {
             fired.withLock { $0.append("2s") }

@@ -1,3 +1,4 @@
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -157,7 +158,7 @@ final class AVPlayerReverseTests: XCTestCase {
     func test_periodicObserver_firesWithDecreasingTimes() throws {
         let (v, item) = try readyPlayer(mode: .untimed)
         exactSeek(item, 3)
-        let times = LockedBox<[Double]>([])
+        let times = Locked<[Double]>([])
         let token = v.player.addPeriodicTimeObserver(forInterval: CMTime(value: 1, timescale: 2), queue: .main) { t in
             times.withLock { $0.append(t.seconds) }
         }

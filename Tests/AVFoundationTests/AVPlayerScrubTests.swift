@@ -1,3 +1,4 @@
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -19,7 +20,7 @@ final class AVPlayerScrubTests: XCTestCase {
 
     /// An exact seek to `value / 600` s; waits for its completion and returns its result.
     private func exactSeek(_ item: AVPlayerItem, _ value: Int64) -> Bool {
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(to: CMTime(value: value, timescale: 600), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             done.withLock { $0 = ok }
         }
@@ -97,7 +98,7 @@ final class PictureCacheTests: XCTestCase {
     }
 
     private func exactSeek(_ item: AVPlayerItem, _ value: Int64) -> Bool {
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(to: CMTime(value: value, timescale: 600), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             done.withLock { $0 = ok }
         }

@@ -1,3 +1,4 @@
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -19,7 +20,7 @@ final class AVPlayerSeekTests: XCTestCase {
     private func seek(
         _ item: AVPlayerItem, _ seconds: Double, before: CMTime = .positiveInfinity, after: CMTime = .positiveInfinity
     ) -> Bool {
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(
             to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: before, toleranceAfter: after
         ) { ok in done.withLock { $0 = ok } }
@@ -69,7 +70,7 @@ final class AVPlayerSeekTests: XCTestCase {
 
     func test_laterSeekWins_earlierCompletesFalse_exactlyOnceEach() throws {
         let (v, item) = try readyPlayer()
-        let results = LockedBox<[Int: [Bool]]>([:])
+        let results = Locked<[Int: [Bool]]>([:])
         let before = item.session?.seeksPerformed ?? 0
         for i in 0..<100 {
             item.seek(to: CMTime(value: Int64(i), timescale: 20), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
@@ -93,7 +94,7 @@ final class AVPlayerSeekTests: XCTestCase {
 
     func test_seekWithNoItem_completesFalseAtOnce() {
         let player = AVPlayer()
-        let called = LockedBox<Bool?>(nil)
+        let called = Locked<Bool?>(nil)
         player.seek(to: CMTime(value: 1, timescale: 1)) { ok in called.withLock { $0 = ok } }
         XCTAssertEqual(called.withLock { $0 }, false)
     }
@@ -125,7 +126,7 @@ final class AVPlayerSeekTests: XCTestCase {
         let (v, item) = try readyPlayer()
         XCTAssertNil(item.currentDate())
         XCTAssertNil(v.player.currentDate())
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         XCTAssertFalse(item.seek(to: Date()) { ok in done.withLock { $0 = ok } })
         XCTAssertEqual(done.withLock { $0 }, false)
     }
@@ -141,7 +142,7 @@ final class AVPlayerSeekTests: XCTestCase {
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             let ticks = Int64((z ^ (z >> 31)) % 6000)
             let target = CMTime(value: ticks, timescale: 600)
-            let done = LockedBox<Bool?>(nil)
+            let done = Locked<Bool?>(nil)
             item.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in done.withLock { $0 = ok } }
             waitUntil("seek to \(ticks)/600") { done.withLock { $0 } != nil }
             XCTAssertEqual(done.withLock { $0 }, true)
@@ -182,7 +183,7 @@ final class AVPlayerSeekTests: XCTestCase {
         let (keepBurst, burst) = try readyPlayer()
         XCTAssertTrue(seek(burst, 1, before: .zero, after: .zero))
         before = work(burst)
-        let results = LockedBox<[Bool]>([])
+        let results = Locked<[Bool]>([])
         for i in 0..<100 {
             // A slider dragged from 1 s to 9.5 s.
             let target = CMTime(value: Int64(60 + i * (570 - 60) / 99), timescale: 60)
@@ -207,11 +208,11 @@ final class AVPlayerSeekTests: XCTestCase {
         v.player.replaceCurrentItem(with: item)
         // Right after creating the player (the resume pattern): the item is not ready yet.
         XCTAssertEqual(item.status, .unknown)
-        let first = LockedBox<Bool?>(nil)
+        let first = Locked<Bool?>(nil)
         v.player.seek(to: CMTime(value: 3, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             first.withLock { $0 = ok }
         }
-        let handled = LockedBox<Bool?>(nil)
+        let handled = Locked<Bool?>(nil)
         item.seek(to: CMTime(value: 5, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             handled.withLock { $0 = ok }
         }
@@ -230,7 +231,7 @@ final class AVPlayerSeekTests: XCTestCase {
     /// handler is kept and made where the item starts when it joins a player.
     func test_seekBeforeReady_inNoPlayer_withoutAHandler_isWhereItStarts() throws {
         let item = AVPlayerItem(url: try fixture(.h264AAC))
-        let handled = LockedBox<Bool?>(nil)
+        let handled = Locked<Bool?>(nil)
         item.seek(to: CMTime(value: 1, timescale: 1)) { ok in handled.withLock { $0 = ok } }
         XCTAssertEqual(handled.withLock { $0 }, false)
         item.seek(to: CMTime(value: 3, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero)

@@ -1,3 +1,4 @@
+import OAVFLocking
 import PlaybackEngine
 import Synchronization
 import TestSupport
@@ -13,7 +14,7 @@ final class AVPlayerStressTests: XCTestCase {
         player.sourceClock = clock
         player.audioSinkOverride = { NullAudioSink() }
         let urls = try [Fixture.videoOnly, .audioWAV, .h264AAC].map { try fixture($0) }
-        let completions = LockedBox<[Int: Int]>([:])
+        let completions = Locked<[Int: Int]>([:])
         let issued = Atomic<Int>(0)
         let deadline = Date().addingTimeInterval(3)
         let group = DispatchGroup()

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -169,7 +170,7 @@ final class AVVideoCompositionBuiltInTests: XCTestCase {
     func test_withPropertiesOf_rotated_showsThePictureUpright() throws {
         let asset = AVURLAsset(url: try fixture(.rotated90))
         let made = expectation(description: "composition")
-        let box = LockedBox<AVVideoComposition?>(nil)
+        let box = Locked<AVVideoComposition?>(nil)
         AVVideoComposition.videoComposition(withPropertiesOf: asset) { c, _ in
             box.withLock { $0 = c }
             made.fulfill()

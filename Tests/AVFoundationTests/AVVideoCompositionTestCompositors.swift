@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 
 @testable import AVFoundation
 
@@ -22,7 +23,7 @@ final class InvertingCompositor: NSObject, AVVideoCompositing, @unchecked Sendab
     var behaviour: @Sendable (Int) -> Behaviour = { _ in .invert }
     enum Behaviour { case invert, cancel, ignore }
 
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var records: [Record] = []
     private var contexts: [AVVideoCompositionRenderContext] = []
     private var cancelAllCalls = 0

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -11,7 +12,7 @@ final class ComposedFrameRecorder: VideoFrameSink, @unchecked Sendable {
         var time: CMTime
         var buffer: CVPixelBuffer
     }
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var storage: [Entry] = []
 
     func present(_ frame: VideoFrame, itemTime: CMTime, session: ItemSession) {

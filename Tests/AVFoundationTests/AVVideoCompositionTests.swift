@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -113,7 +114,7 @@ final class AVVideoCompositionTests: XCTestCase {
 
     func test_withPropertiesOf_completionHandler_andFailure() throws {
         let done = expectation(description: "composition")
-        let result = LockedBox<(CGSize, CMTime)?>(nil)
+        let result = Locked<(CGSize, CMTime)?>(nil)
         AVVideoComposition.videoComposition(withPropertiesOf: AVURLAsset(url: try fixture(.videoOnly))) { c, error in
             XCTAssertNil(error)
             result.withLock { $0 = c.map { ($0.renderSize, $0.frameDuration) } }

@@ -1,5 +1,6 @@
 import AVFoundation
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -23,7 +24,7 @@ final class AppleAPIAdditionsTests: XCTestCase {
         // Cancelled while pending: false, once.
         let other = AVPlayerItem(url: try fixture(.videoOnly))
         player.replaceCurrentItem(with: other)
-        let results = LockedBox<[Bool]>([])
+        let results = Locked<[Bool]>([])
         player.preroll(atRate: 1) { finished in results.withLock { $0.append(finished) } }
         player.cancelPendingPrerolls()
         waitUntil("the cancelled preroll completes") { !results.withLock { $0 }.isEmpty }
@@ -74,7 +75,7 @@ final class AppleAPIAdditionsTests: XCTestCase {
 
     func test_completionHandlerLoads() throws {
         let asset = AVURLAsset(url: try fixture(.h264AAC))
-        let results = LockedBox<[String]>([])
+        let results = Locked<[String]>([])
         let done = expectation(description: "three loads")
         done.expectedFulfillmentCount = 3
         asset.loadTracks(withMediaCharacteristic: .audible) { tracks, error in
@@ -114,8 +115,8 @@ final class AppleAPIAdditionsTests: XCTestCase {
         player.replaceCurrentItem(with: item)
         waitUntil("ready") { item.status == .readyToPlay }
         let timebase = try XCTUnwrap(item.timebase)
-        let rates = LockedBox<[Double]>([])
-        let jumps = LockedBox<[CMTime]>([])
+        let rates = Locked<[Double]>([])
+        let jumps = Locked<[CMTime]>([])
         let center = NotificationCenter.default
         let tokens = [
             center.addObserver(
@@ -134,7 +135,7 @@ final class AppleAPIAdditionsTests: XCTestCase {
         player.play()
         waitUntil("playing") { player.timeControlStatus == .playing }
         player.pause()
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         player.seek(to: CMTime(value: 4, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             done.withLock { $0 = ok }
         }

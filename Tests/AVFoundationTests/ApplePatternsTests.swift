@@ -1,5 +1,6 @@
 import AVFoundation
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -105,7 +106,7 @@ final class ApplePatternsTests: XCTestCase {
         player.sourceClock = clock
         let template = AVPlayerItem(url: url)
         let items = (0..<3).map { _ in template.copy() as! AVPlayerItem }
-        let ends = LockedBox(0)
+        let ends = Locked(0)
         let token = NotificationCenter.default.addObserver(
             forName: AVPlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil
         ) { note in
@@ -161,7 +162,7 @@ final class ApplePatternsTests: XCTestCase {
         player.insert(a, after: nil)
         player.insert(b, after: a)
         waitUntil("a ready") { a.status == .readyToPlay }
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         let target = CMTime(value: 4, timescale: 1)
         a.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in done.withLock { $0 = ok } }
         waitUntil("seek") { done.withLock { $0 } != nil }
@@ -174,7 +175,7 @@ final class ApplePatternsTests: XCTestCase {
         XCTAssertTrue(a.outputs.first === output)
         XCTAssertEqual(a.status, .readyToPlay)
         // A detached item may be sought (the sample seeks the finished item to zero); it moves its own time.
-        let detachedSeek = LockedBox<Bool?>(nil)
+        let detachedSeek = Locked<Bool?>(nil)
         a.seek(to: CMTime(value: 5, timescale: 1)) { ok in detachedSeek.withLock { $0 = ok } }
         waitUntil("detached seek") { detachedSeek.withLock { $0 } != nil }
         XCTAssertEqual(detachedSeek.withLock { $0 }, true)
@@ -202,7 +203,7 @@ final class ApplePatternsTests: XCTestCase {
         player.sourceClock = clock
         let template = AVPlayerItem(url: try fixture(.videoOnly))
         let looper = AVPlayerLooper(player: player, templateItem: template)
-        let ends = LockedBox(0)
+        let ends = Locked(0)
         let token = NotificationCenter.default.addObserver(
             forName: AVPlayerItem.didPlayToEndTimeNotification, object: nil, queue: nil
         ) { note in
@@ -212,7 +213,7 @@ final class ApplePatternsTests: XCTestCase {
             ends.withLock { $0 += 1 }
         }
         defer { NotificationCenter.default.removeObserver(token) }
-        let counted = LockedBox<Int?>(nil)
+        let counted = Locked<Int?>(nil)
         // The app disables looping from its loopCount observation (main queue), as apps limit loops.
         let observation = looper.observe(\.loopCount, options: [.new]) { looper, change in
             guard change.newValue == 2, counted.withLock({ $0 }) == nil else { return }
@@ -304,7 +305,7 @@ final class ApplePatternsTests: XCTestCase {
             ])
 
         // A change made on another thread reaches the observer on that thread.
-        let threads = LockedBox<[Bool]>([])
+        let threads = Locked<[Bool]>([])
         let background = player.observe(\.defaultRate, options: [.new]) { _, _ in
             threads.withLock { $0.append(Thread.isMainThread) }
         }
@@ -339,7 +340,7 @@ final class ApplePatternsTests: XCTestCase {
         let item = AVPlayerItem(url: try fixture(.h264AAC))
         let output = AVPlayerItemVideoOutput()
         item.add(output)
-        let results = LockedBox<[Bool]>([])
+        let results = Locked<[Bool]>([])
         var observation: NSKeyValueObservation?
         observation = item.observe(\.status, options: [.initial, .new]) { item, _ in
             guard player.status == .readyToPlay, item.status == .readyToPlay, observation != nil else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -12,7 +13,7 @@ private final class TickLog: @unchecked Sendable {
         var duration: CFTimeInterval
         var onThread: Thread
     }
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var entries: [Tick] = []
 
     func record(_ link: CADisplayLink) {
@@ -218,7 +219,7 @@ final class CADisplayLinkTests: XCTestCase {
         let log = TickLog()
         let link = CADisplayLink(oavfHandler: { log.record($0) })
         let ready = DispatchSemaphore(value: 0)
-        let stop = NSCondition()
+        let stop = ConditionLock()
         nonisolated(unsafe) var done = false
         nonisolated(unsafe) var runLoopThread: Thread?
         nonisolated(unsafe) let shared = link

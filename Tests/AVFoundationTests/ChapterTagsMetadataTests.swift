@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -156,7 +157,7 @@ final class ChapterTagsMetadataTests: XCTestCase {
         waitUntil("first chapter") {
             s.item.timedMetadata?.first { $0.identifier == titleID }?.stringValue == chapters[0].title
         }
-        let changes = LockedBox<[String]>([])
+        let changes = Locked<[String]>([])
         let observation = s.item.observe(\.timedMetadata, options: [.new]) { [titleID] item, _ in
             let title = item.timedMetadata?.first { $0.identifier == titleID }?.stringValue
             changes.withLock { $0.append(title ?? "nil") }

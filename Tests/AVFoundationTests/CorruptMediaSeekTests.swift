@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -107,7 +108,7 @@ final class CorruptMediaSeekTests: XCTestCase {
         let settled = wait(seconds: 30) { item.status != .unknown }
         guard settled else { return Outcome(mutant: mutant, failure: "status stayed unknown") }
         guard item.status == .readyToPlay else { return Outcome(mutant: mutant) }  // failed to open: fine
-        let calls = LockedBox<[Bool]>([])
+        let calls = Locked<[Bool]>([])
         let shownBefore = v.frames.entries.count
         item.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in calls.withLock { $0.append(ok) } }
         guard wait(seconds: 30, { !calls.withLock { $0 }.isEmpty }) else {

@@ -1,4 +1,5 @@
 import AVFoundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -22,7 +23,7 @@ final class DarwinSpellingsTests: XCTestCase {
         let item = AVPlayerItem(url: try fixture(.h264AAC))
         v.player.replaceCurrentItem(with: item)
         waitUntil("ready") { item.status == .readyToPlay }
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         let twoSeconds = CMTime(seconds: 2, preferredTimescale: CMTimeScale(NSEC_PER_SEC))
         v.player.seek(to: twoSeconds, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             done.withLock { $0 = ok }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -62,7 +63,7 @@ final class EngineLifetimeTests: XCTestCase {
 
     func test_shutdown_joinsTheEngineThread_andCompletesPendingSeeksFalse() throws {
         let (engine, session) = try engineWithItem()
-        let results = LockedBox<[Bool]>([])
+        let results = Locked<[Bool]>([])
         // The item is not ready yet: the seek waits for it, then the engine shuts down under it.
         engine.seek(session, to: CMTime(value: 1, timescale: 1), exact: true) { ok in
             results.withLock { $0.append(ok) }
@@ -79,13 +80,13 @@ final class EngineLifetimeTests: XCTestCase {
     /// the queue emptied completes once, `false`, and by then nothing holds the session.
     func test_sessionThatLeftTheQueue_isFreedByTheIterationThatAppliedIt() throws {
         weak var released: ItemSession?
-        let results = LockedBox<[Bool]>([])
+        let results = Locked<[Bool]>([])
         let engine: PlayerEngine
         do {
             let (made, session) = try engineWithItem()
             engine = made
             released = session
-            let ready = LockedBox(0)
+            let ready = Locked(0)
             engine.onEvent = { event, _ in
                 if case .itemReady = event { ready.withLock { $0 += 1 } }
             }
@@ -108,7 +109,7 @@ final class EngineLifetimeTests: XCTestCase {
         // completes when the engine stops, and one posted after it at once; each once, with false.
         for round in 0..<20 {
             let (engine, session) = try engineWithItem()
-            let results = LockedBox<[Int: [Bool]]>([:])
+            let results = Locked<[Int: [Bool]]>([:])
             func seek(_ k: Int) {
                 engine.seek(session, to: CMTime(value: Int64(k), timescale: 1), exact: true) { ok in
                     results.withLock { $0[k, default: []].append(ok) }

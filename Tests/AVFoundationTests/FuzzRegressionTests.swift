@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -35,7 +36,7 @@ final class FuzzRegressionTests: XCTestCase {
         for k in 0..<2 {
             let byte = bytes.count > k ? Double(bytes[bytes.count - 1 - k]) : 0
             let target = CMTime(seconds: duration * byte / 200, preferredTimescale: 600)
-            let completions = LockedBox<[Bool]>([])
+            let completions = Locked<[Bool]>([])
             item.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
                 completions.withLock { $0.append(ok) }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -265,7 +266,7 @@ final class HLSAdaptiveRealTimeTests: XCTestCase {
         let item = item ?? AVPlayerItem(url: server.url(HLSFixture.ts.rawValue))
         let stalls = NotificationLog(AVPlayerItem.playbackStalledNotification, object: item)
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
-        let stalledAt = LockedBox<[Double]>([])
+        let stalledAt = Locked<[Double]>([])
         let token = NotificationCenter.default.addObserver(
             forName: AVPlayerItem.playbackStalledNotification, object: item, queue: nil
         ) { _ in stalledAt.withLock { $0.append(item.currentTime().seconds) } }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -189,7 +190,7 @@ final class HLSClosedCaptionTests: XCTestCase {
         XCTAssertEqual(log.deliveries.flatMap(\.texts), [first.text], "captions 2 and 3 not delivered")
         // Selecting it again brings the later captions back (from the video already read).
         let again = log.deliveries.count
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(
             to: CMTime(seconds: firstPicture + 1.6, preferredTimescale: 600), toleranceBefore: .zero,
             toleranceAfter: .zero

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -42,7 +43,7 @@ final class HLSDiscontinuityTests: XCTestCase {
     func test_currentTime_neverGoesBack_andCrossesTheSpliceOnSchedule() throws {
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: url)
-        let times = LockedBox<[Double]>([])
+        let times = Locked<[Double]>([])
         let token = v.player.addPeriodicTimeObserver(forInterval: CMTime(value: 1, timescale: 4), queue: .main) { t in
             times.withLock { $0.append(t.seconds) }
         }

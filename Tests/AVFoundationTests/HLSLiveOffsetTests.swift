@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -38,7 +39,7 @@ final class HLSLiveOffsetTests: XCTestCase {
     }
 
     func test_recommendedOffset_isThreeTargetDurations_postedWhenReady_andConfiguredFollowsIt() throws {
-        let changes = LockedBox<[CMTime]>([])
+        let changes = Locked<[CMTime]>([])
         let token = NotificationCenter.default.addObserver(
             forName: AVPlayerItem.recommendedTimeOffsetFromLiveDidChangeNotification, object: nil, queue: nil
         ) { n in
@@ -87,7 +88,7 @@ final class HLSLiveOffsetTests: XCTestCase {
         let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
         XCTAssertEqual(window.end.seconds, 6, accuracy: 0.1)
         item.configuredTimeOffsetFromLive = CMTime(seconds: 4, preferredTimescale: 1)
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(to: .positiveInfinity, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             done.withLock { $0 = ok }
         }
@@ -117,7 +118,7 @@ final class HLSLiveOffsetTests: XCTestCase {
         }
         let looping = try HLSLiveWindow(contentsOf: Fixtures.url(.vod), window: .sliding(segments: 5), atEnd: .loop)
         looping.serve(on: server, at: "/hls/live_loop.m3u8")
-        let recommended = LockedBox<[CMTime]>([])
+        let recommended = Locked<[CMTime]>([])
         let player = AVPlayer()
         let frames = FrameRecorder()
         player.engineCreatingIfNeeded().addVideoSink(frames)
@@ -135,7 +136,7 @@ final class HLSLiveOffsetTests: XCTestCase {
         waitUntil("waiting", timeout: 10) { player.timeControlStatus == .waitingToPlayAtSpecifiedRate }
         let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
         let offset = window.end.seconds - item.currentTime().seconds
-        let resumedAt = LockedBox<CMTime?>(nil)
+        let resumedAt = Locked<CMTime?>(nil)
         let observation = player.observe(\.timeControlStatus, options: [.new]) { player, change in
             guard change.newValue == .playing else { return }
             let now = item.currentTime()

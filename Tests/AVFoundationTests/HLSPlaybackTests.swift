@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -9,7 +10,7 @@ import XCTest
 /// keyframes every 2 s, 440/660 Hz) cut into 2 s MPEG-TS segments with `ffmpeg -f hls -c copy`, so each picture still
 /// carries its frame index.
 final class HLSPlaybackTests: XCTestCase {
-    private static let ladder = LockedBox<URL?>(nil)
+    private static let ladder = Locked<URL?>(nil)
     private var server: HTTPTestServer!
 
     /// The date the dated playlist's first segment shows.
@@ -83,7 +84,7 @@ final class HLSPlaybackTests: XCTestCase {
     }
 
     private func seek(_ item: AVPlayerItem, _ seconds: Double, exact: Bool = true) -> Bool {
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         let tolerance: CMTime = exact ? .zero : .positiveInfinity
         item.seek(
             to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: tolerance,
@@ -182,7 +183,7 @@ final class HLSPlaybackTests: XCTestCase {
         XCTAssertEqual(start.timeIntervalSince(Self.firstDate), item.currentTime().seconds, accuracy: 0.001)
         XCTAssertTrue(seek(item, 5))
         XCTAssertEqual(try XCTUnwrap(item.currentDate()).timeIntervalSince(Self.firstDate), 5, accuracy: 0.001)
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         XCTAssertTrue(item.seek(to: Self.firstDate.addingTimeInterval(3.3)) { ok in done.withLock { $0 = ok } })
         waitUntil("date seek") { done.withLock { $0 } != nil }
         XCTAssertEqual(done.withLock { $0 }, true)
@@ -193,7 +194,7 @@ final class HLSPlaybackTests: XCTestCase {
     func test_withoutProgramDateTime_thereIsNoDate_andDateSeeksAreNotStarted() throws {
         let (_, item) = try readyPlayer()
         XCTAssertNil(item.currentDate())
-        let done = LockedBox<[Bool]>([])
+        let done = Locked<[Bool]>([])
         XCTAssertFalse(item.seek(to: Self.firstDate) { ok in done.withLock { $0.append(ok) } })
         XCTAssertEqual(done.withLock { $0 }, [false])
     }
@@ -249,7 +250,7 @@ final class HLSPlaybackTests: XCTestCase {
         try writeLive(name, first: 0, last: 3)
         let v = VirtualPlayer()
         let item = AVPlayerItem(url: server.url(name))
-        let ended = LockedBox(false)
+        let ended = Locked(false)
         let token = NotificationCenter.default.addObserver(
             forName: .AVPlayerItemDidPlayToEndTime, object: item, queue: nil
         ) { _ in ended.withLock { $0 = true } }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -30,7 +31,7 @@ final class HLSStepAndRateTests: XCTestCase {
         XCTAssertTrue(item.canStepBackward)
         let first = try XCTUnwrap(v.frames.entries.first).time
         // Frame 58, two before the second segment's first picture.
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(
             to: first + CMTime(value: 58, timescale: 30), toleranceBefore: .zero, toleranceAfter: .zero
         ) { ok in done.withLock { $0 = ok } }

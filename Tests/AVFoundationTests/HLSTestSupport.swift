@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -42,7 +43,7 @@ func assertExactSeeksLand(
     waitUntil("first frame", timeout: 30, file: file, line: line) { !v.frames.entries.isEmpty }
     let first = try XCTUnwrap(v.frames.entries.first, file: file, line: line)
     for seconds in targets {
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(
             to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
         ) { ok in done.withLock { $0 = ok } }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -7,7 +8,7 @@ import XCTest
 /// What a metadata output's delegate got: each group's title and time.
 private final class TitleLog: NSObject, AVPlayerItemMetadataOutputPushDelegate, @unchecked Sendable {
     let queue = DispatchQueue(label: "icy-log")
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var _groups: [(title: String?, time: Double, identifiers: [String], track: AVPlayerItemTrack?)] = []
 
     var groups: [(title: String?, time: Double, identifiers: [String], track: AVPlayerItemTrack?)] {

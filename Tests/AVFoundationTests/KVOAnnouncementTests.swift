@@ -1,5 +1,6 @@
 import AVFoundation
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -25,8 +26,8 @@ final class KVOAnnouncementTests: XCTestCase {
         waitUntil("ready") { item.status == .readyToPlay }
         XCTAssertEqual(player.timeControlStatus, .paused)
 
-        let changes = LockedBox<[(AVPlayer.TimeControlStatus?, AVPlayer.TimeControlStatus?)]>([])
-        let rates = LockedBox<[(Float?, Float?)]>([])
+        let changes = Locked<[(AVPlayer.TimeControlStatus?, AVPlayer.TimeControlStatus?)]>([])
+        let rates = Locked<[(Float?, Float?)]>([])
         let o1 = player.observe(\.timeControlStatus, options: [.old, .new]) { _, change in
             changes.withLock { $0.append((change.oldValue, change.newValue)) }
         }
@@ -55,7 +56,7 @@ final class KVOAnnouncementTests: XCTestCase {
         let first = try XCTUnwrap(player.currentItem)
         waitUntil("ready") { first.status == .readyToPlay }
 
-        let changes = LockedBox<[(AVPlayer.TimeControlStatus?, AVPlayer.TimeControlStatus?)]>([])
+        let changes = Locked<[(AVPlayer.TimeControlStatus?, AVPlayer.TimeControlStatus?)]>([])
         let observation = player.observe(\.timeControlStatus, options: [.old, .new]) { _, change in
             changes.withLock { $0.append((change.oldValue, change.newValue)) }
         }
@@ -77,7 +78,7 @@ final class KVOAnnouncementTests: XCTestCase {
         for round in 0..<8 {
             let player = AVPlayer()
             let item = AVPlayerItem(url: URL(string: "http://127.0.0.1:9/round\(round).mp4")!)
-            let log = LockedBox<[WrapperState]>([])
+            let log = Locked<[WrapperState]>([])
             let o1 = player.observe(\.timeControlStatus, options: [.new]) { player, _ in
                 let s: WrapperState
                 switch player.timeControlStatus {

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import XCTest
 
 @testable import AVFoundation
@@ -7,7 +8,7 @@ import XCTest
 /// the delegate with its own ``queue``.
 final class LegibleCueLog: NSObject, AVPlayerItemLegibleOutputPushDelegate, @unchecked Sendable {
     let queue: DispatchQueue
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var received: [(texts: [String], time: Double)] = []
 
     init(label: String = "legible-cue-log") {

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -15,7 +16,7 @@ private final class LegibleLog: NSObject, AVPlayerItemLegibleOutputPushDelegate,
     }
 
     let queue = DispatchQueue(label: "legible-log")
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var _events: [Event] = []
 
     var events: [Event] { queue.sync {}; return lock.withLock { _events } }

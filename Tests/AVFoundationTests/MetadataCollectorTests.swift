@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -13,7 +14,7 @@ private final class CollectorLog: AVPlayerItemMetadataCollectorPushDelegate, @un
     }
 
     let queue = DispatchQueue(label: "collector-log")
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var _calls: [Call] = []
 
     var calls: [Call] { queue.sync {}; return lock.withLock { _calls } }
@@ -56,7 +57,7 @@ final class MetadataCollectorTests: XCTestCase {
         let server = try HTTPTestServer(root: try Fixtures.directory())
         let live = try HLSLiveWindow(
             contentsOf: try Fixtures.directory().appendingPathComponent("hls/ts/360p.m3u8"), atEnd: .stall)
-        let ranges = LockedBox([Self.ad1, Self.chapter])
+        let ranges = Locked([Self.ad1, Self.chapter])
         server.route("/hls/ts/live_dateranges.m3u8") { _ in
             var lines = live.playlist().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             lines.insert(contentsOf: ranges.withLock { $0 }, at: 1)

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -15,7 +16,7 @@ final class MetadataLog: NSObject, AVPlayerItemMetadataOutputPushDelegate, @unch
     }
 
     let queue = DispatchQueue(label: "metadata-log")
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var _events: [Event] = []
 
     var events: [Event] { queue.sync {}; return lock.withLock { _events } }
@@ -195,7 +196,7 @@ final class MetadataOutputTests: XCTestCase {
     func test_timedMetadata_followsTheGroupInEffect() throws {
         let s = try makePlayer()
         XCTAssertNil(s.item.timedMetadata, "nothing before the first tag")
-        let changes = LockedBox<[String]>([])
+        let changes = Locked<[String]>([])
         let observation = s.item.observe(\.timedMetadata, options: [.new]) { item, _ in
             let title = item.timedMetadata?.first { $0.identifier == .id3MetadataTitleDescription }?.stringValue
             changes.withLock { $0.append(title ?? "nil") }

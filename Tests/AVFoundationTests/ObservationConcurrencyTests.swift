@@ -1,5 +1,6 @@
 import AVFoundation
 import Foundation
+import OAVFLocking
 import Observation
 import XCTest
 
@@ -170,7 +171,11 @@ final class ObservationConcurrencyTests: XCTestCase {
         let parent = ObservedModel(name: "parent", delivery: .queue(queue))
         let child = ObservedModel(name: "child", delivery: .queue(queue))
         parent.child = child
-        let deadline = Date().addingTimeInterval(0.5)
+        // Counts, not a duration: each registrar adds a fixed number of observers, and the mutators go on until the
+        // registrars are done (and for at least a fixed number of steps), so a loaded machine runs the same race more
+        // slowly instead of less of it.
+        let registrations = 2_000
+        let registrarsLeft = Locked(2)
         let chains = ObservationChains()
         let group = DispatchGroup()
         @Sendable func mutate(worker: Int) {
@@ -242,7 +247,7 @@ private final class ObservationChains: @unchecked Sendable {
         var lastNew: String?
     }
 
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var chains: [String: Chain] = [:]
     private var broken: [String] = []
     private var count = 0

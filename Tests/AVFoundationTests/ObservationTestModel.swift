@@ -1,5 +1,6 @@
 import AVFoundation
 import Foundation
+import OAVFLocking
 import XCTest
 
 /// A small observable class built like the AVFoundation model classes: state behind a lock, every
@@ -23,7 +24,7 @@ class ObservedModel: NSObject, AVKeyValueObservable, @unchecked Sendable {
     let observationHub: ObservationHub<ObservedModel>
     /// Not observable (no hub access).
     let name: String
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var state = State()
 
@@ -90,7 +91,7 @@ final class ObservedSubModel: ObservedModel, @unchecked Sendable {
 
 /// Thread-safe list of events (strings) for event-history comparisons.
 final class ObservationEventLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var storage: [String] = []
 
     func append(_ event: String) {

@@ -1,5 +1,6 @@
 import AVFoundation
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -77,7 +78,7 @@ final class PlaybackStateOwnershipTests: XCTestCase {
         let load = BusyCores(threads: 2)
         defer { load.stop() }
         for round in 0..<5 {
-            let results = LockedBox<[String: [Bool]]>([:])
+            let results = Locked<[String: [Bool]]>([:])
             player.preroll(atRate: 1) { finished in results.withLock { $0["first", default: []].append(finished) } }
             player.cancelPendingPrerolls()
             player.preroll(atRate: 1) { finished in results.withLock { $0["second", default: []].append(finished) } }
@@ -120,7 +121,7 @@ final class PlaybackStateOwnershipTests: XCTestCase {
         item.add(output)
         player.replaceCurrentItem(with: item)
         XCTAssertEqual(player.status, .readyToPlay, "the scrubber's only check")
-        let finished = LockedBox<Bool?>(nil)
+        let finished = Locked<Bool?>(nil)
         let target = CMTime(value: 4, timescale: 1)
         player.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
             finished.withLock { $0 = ok }
@@ -137,7 +138,7 @@ final class PlaybackStateOwnershipTests: XCTestCase {
 
 /// Threads that keep the cores busy (a loaded machine) until stopped.
 final class BusyCores: @unchecked Sendable {
-    private let running = LockedBox(true)
+    private let running = Locked(true)
     private let finished = DispatchGroup()
 
     init(threads: Int) {

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -15,7 +16,7 @@ final class FrameRecorder: VideoFrameSink, @unchecked Sendable {
     }
     /// Reads the playback clock at presentation (real-time A/V sync checks).
     var clockProbe: (@Sendable (ItemSession) -> CMTime)?
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var storage: [Entry] = []
     private var flushes = 0
 
@@ -89,7 +90,7 @@ func waitUntil(
 
 /// Seeks `item` exactly to `seconds`, waits for the seek to complete and checks that it finished.
 func exactSeek(_ item: AVPlayerItem, _ seconds: Double, file: StaticString = #filePath, line: UInt = #line) {
-    let done = LockedBox<Bool?>(nil)
+    let done = Locked<Bool?>(nil)
     item.seek(to: CMTime(seconds: seconds, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero) {
         ok in done.withLock { $0 = ok }
     }
@@ -104,7 +105,7 @@ func spinMainRunLoop(_ seconds: TimeInterval = 0.05) {
 
 /// Collects notifications of one name for one object.
 final class NotificationLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var items: [Notification] = []
     private var token: NSObjectProtocol?
 
@@ -131,18 +132,5 @@ final class NotificationLog: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return items
-    }
-}
-
-/// A value behind an NSLock (ThreadSanitizer understands pthread locks; it reports false races inside
-/// `Synchronization.Mutex` on this toolchain).
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -40,8 +41,8 @@ final class SoakTests: XCTestCase {
     }
 
     /// One lifetime: returns the seek completions it saw (checked by the caller once the player is gone).
-    private func cycle(_ first: URL, _ second: URL, seekTo seconds: Double) -> LockedBox<[Bool]> {
-        let completions = LockedBox<[Bool]>([])
+    private func cycle(_ first: URL, _ second: URL, seekTo seconds: Double) -> Locked<[Bool]> {
+        let completions = Locked<[Bool]>([])
         weak var engine: PlayerEngine?
         do {
             let player = AVPlayer()
@@ -70,7 +71,7 @@ final class SoakTests: XCTestCase {
         let first = try fixture(.h264AAC)
         let second = try fixture(.dumpH264FLAC)
         let warmUp = 10
-        var all: [LockedBox<[Bool]>] = []
+        var all: [Locked<[Bool]>] = []
         // The warm-up starts what the process keeps (Dispatch workers, codec tables, allocator arenas).
         for i in 0..<warmUp { all.append(cycle(first, second, seekTo: Double(i % 9) + 0.5)) }
         waitUntil("the warm-up engines' threads ended") { ThreadCensus.names(withPrefix: "oavf.").isEmpty }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -9,7 +10,7 @@ import XCTest
 /// engine thread and the store's observer (which replays the last playhead from the reader's thread) hand it.
 final class TimedMetadataFeedTests: XCTestCase {
     private final class Recorder: TimedMetadataFeedOwner, @unchecked Sendable {
-        let lock = NSLock()
+        let lock = ConditionLock()
         var times: [Double] = []
         var feedAdvanceInterval: TimeInterval { 0 }
         func feedDelivered(_ sample: TimedMetadataSample, session: ItemSession) {

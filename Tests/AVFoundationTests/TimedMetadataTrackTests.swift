@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -77,7 +78,7 @@ final class TimedMetadataTrackTests: XCTestCase {
         let (v, item, log) = try makePlayer()
         playToEnd(v.player, item, log)
         v.player.pause()
-        let done = LockedBox<Bool?>(nil)
+        let done = Locked<Bool?>(nil)
         item.seek(
             to: CMTime(seconds: 1.5, preferredTimescale: 600), toleranceBefore: .zero, toleranceAfter: .zero
         ) { ok in done.withLock { $0 = ok } }
@@ -89,7 +90,7 @@ final class TimedMetadataTrackTests: XCTestCase {
 
     func test_identifiersFilter_andTimedMetadataFollows() throws {
         let (v, item, log) = try makePlayer(identifiers: [levelID.rawValue])
-        let changes = LockedBox<[String]>([])
+        let changes = Locked<[String]>([])
         let observation = item.observe(\.timedMetadata, options: [.new]) { [titleID] item, _ in
             let title = item.timedMetadata?.first { $0.identifier == titleID }?.stringValue
             changes.withLock { $0.append(title ?? "nil") }

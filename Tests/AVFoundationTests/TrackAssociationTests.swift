@@ -1,5 +1,6 @@
 import AVFoundation
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -34,7 +35,7 @@ final class TrackAssociationTests: XCTestCase {
             let types = try await track.load(.availableTrackAssociationTypes)
             XCTAssertEqual(types, [])
         }
-        let handled = LockedBox<[CMPersistentTrackID]?>(nil)
+        let handled = Locked<[CMPersistentTrackID]?>(nil)
         full.loadAssociatedTracks(ofType: .forcedSubtitlesOnly) { tracks, _ in
             handled.withLock { $0 = tracks?.map(\.trackID) }
         }
@@ -55,7 +56,7 @@ final class TrackAssociationTests: XCTestCase {
         let time = CMTime(value: 33, timescale: 10)
         let sampleTime = try await video.loadSamplePresentationTime(forTrackTime: time)
         XCTAssertEqual(sampleTime, time)
-        let handled = LockedBox<CMTime?>(nil)
+        let handled = Locked<CMTime?>(nil)
         video.loadSamplePresentationTime(forTrackTime: .zero) { t, _ in handled.withLock { $0 = t } }
         XCTAssertEqual(handled.withLock { $0 }, .zero)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -14,7 +15,7 @@ private final class DisplayLinkPuller: AVPlayerItemOutputPullDelegate, @unchecke
     let output: AVPlayerItemVideoOutput
     let queue = DispatchQueue(label: "oavf.test.display-link-delegate")
     var link: CVDisplayLink!
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var lastHostTime: UInt64 = 0
     private var indices: [Int?] = []

@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -51,7 +52,7 @@ func frameIndex(ofTenBit buffer: CVPixelBuffer, luma: UnsafeMutableRawPointer) -
 final class PullDelegateRecorder: AVPlayerItemOutputPullDelegate, @unchecked Sendable {
     static let queueKey = DispatchSpecificKey<String>()
     let queue: DispatchQueue
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var flushes = 0
     private var changes = 0
     private var offQueue = 0

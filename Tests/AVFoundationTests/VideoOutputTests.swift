@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -156,7 +157,7 @@ final class VideoOutputTests: XCTestCase {
         let t3 = CMTime(value: 3, timescale: 30)
         waitUntil("frame 3") { output.hasNewPixelBuffer(forItemTime: t3) }
         XCTAssertEqual(delegate.counts.flushes, 0)
-        let done = LockedBox(false)
+        let done = Locked(false)
         v.player.seek(to: CMTime(value: 2, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { _ in
             done.withLock { $0 = true }
         }

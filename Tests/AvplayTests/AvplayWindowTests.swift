@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -18,7 +19,7 @@ final class AvplayWindowTests: XCTestCase {
 
     /// A program running on a background thread through `Subprocess.run`, with its result once it ends.
     final class Background: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ConditionLock()
         private let done = DispatchGroup()
         private var outcome: Result<Subprocess.Result, any Error>?
 

@@ -1,13 +1,14 @@
 import CoreMedia
 import Dispatch
 import Foundation
+import OAVFLocking
 import XCTest
 
 /// The host time clock, host-time conversions, invalidation and subclassing.
 final class CMClockTests: XCTestCase {
     /// A clock that tells whatever time the test sets, as the engine's virtual clock will.
     private final class ManualClock: CMClock, @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ConditionLock()
         private var current = CMTime.zero
 
         override var time: CMTime {

@@ -1,6 +1,8 @@
 import CoreMedia
 import Dispatch
 import Foundation
+import OAVFLocking
+import TestSupport
 import XCTest
 
 /// A timebase drives a subtitle renderer the way apps do: a dispatch timer source added to it, its next fire time set
@@ -8,7 +10,7 @@ import XCTest
 final class CMTimebaseTests: XCTestCase {
     /// Counts the notifications of one name for one timebase, with their event times.
     private final class NotificationRecorder: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ConditionLock()
         private var times: [CMTime] = []
         private var token: NSObjectProtocol?
 
@@ -26,16 +28,6 @@ final class CMTimebaseTests: XCTestCase {
         deinit { if let token { NotificationCenter.default.removeObserver(token) } }
 
         var eventTimes: [CMTime] { lock.withLock { times } }
-    }
-
-    /// Waits (bounded) until `condition`, polling; returns whether it held.
-    private func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition() {
-            if Date() > deadline { return false }
-            Thread.sleep(forTimeInterval: 0.002)
-        }
-        return true
     }
 
     func test_setTimeAndRate_postTimeJumpedAndEffectiveRateChanged() throws {
@@ -75,7 +67,7 @@ final class CMTimebaseTests: XCTestCase {
         queue.sync {}
         XCTAssertEqual(fired.count, 0)
         clock.advance(by: CMTime(value: 3, timescale: 2))
-        XCTAssertTrue(eventually { fired.count == 1 })
+        XCTAssertTrue(fired.wait(untilCount: 1))
         XCTAssertEqual(fired.times.first?.seconds ?? 0, 2.5, accuracy: 1e-9)
         // Fired once: later time does not fire it again until a new fire time is set.
         clock.advance(by: CMTime(value: 3, timescale: 1))
@@ -85,7 +77,7 @@ final class CMTimebaseTests: XCTestCase {
         XCTAssertEqual(
             CMTimebaseSetTimerDispatchSourceNextFireTime(
                 timebase, timerSource: timer, fireTime: CMTime(value: 1, timescale: 1), flags: 0), 0)
-        XCTAssertTrue(eventually { fired.count == 2 })
+        XCTAssertTrue(fired.wait(untilCount: 2))
         XCTAssertEqual(CMTimebaseRemoveTimerDispatchSource(timebase, timerSource: timer), 0)
         XCTAssertNotEqual(
             CMTimebaseSetTimerDispatchSourceNextFireTime(
@@ -105,16 +97,17 @@ final class CMTimebaseTests: XCTestCase {
             timebase, timerSource: timer, fireTime: CMTime(value: 1, timescale: 20), flags: 0)
         // Twice the speed: 50 ms of timebase time pass in 25 ms.
         _ = CMTimebaseSetRate(timebase, rate: 2)
-        XCTAssertTrue(eventually { fired.count == 1 })
+        XCTAssertTrue(fired.wait(untilCount: 1))
         XCTAssertGreaterThanOrEqual(fired.times.first?.seconds ?? 0, 0.05 - 1e-3)
     }
 }
 
-/// A thread-safe count of timer firings and the timebase times they saw.
-private final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: [CMTime] = []
-    func increment(at time: CMTime) { lock.withLock { seen.append(time) } }
-    var count: Int { lock.withLock { seen.count } }
-    var times: [CMTime] { lock.withLock { seen } }
+/// A thread-safe count of timer firings and the timebase times they saw; a test waits for a firing itself.
+private final class LockedCounter: Sendable {
+    private let seen = Awaitable<[CMTime]>([])
+    func increment(at time: CMTime) { seen.update { $0.append(time) } }
+    var count: Int { seen.current.count }
+    var times: [CMTime] { seen.current }
+    /// Waits until the timer has fired exactly `count` times (its handler wakes the wait); false after the hang guard.
+    func wait(untilCount count: Int) -> Bool { seen.wait { $0.count == count } }
 }

@@ -1,14 +1,17 @@
 import CoreGraphics
 import CoreVideo
 import Foundation
+import TestSupport
 import XCTest
 
-/// Ticks of a display link running through a handler, as the link thread hands them over.
-private final class StampLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stamps: [CVTimeStamp] = []
-    func append(_ stamp: CVTimeStamp) { lock.withLock { stamps.append(stamp) } }
-    var all: [CVTimeStamp] { lock.withLock { stamps } }
+/// Ticks of a display link running through a handler, as the link thread hands them over; each wakes the test's wait.
+private final class StampLog: Sendable {
+    private let stamps = Awaitable<[CVTimeStamp]>([])
+    func append(_ stamp: CVTimeStamp) { stamps.update { $0.append(stamp) } }
+    var all: [CVTimeStamp] { stamps.current }
+    /// Waits until `condition` holds for the ticks so far; false after the hang guard.
+    @discardableResult
+    func wait(until condition: ([CVTimeStamp]) -> Bool) -> Bool { stamps.wait(until: condition) }
 }
 
 /// A display link follows its display's refresh rate: the window system's (a stand-in provider here, in place of
@@ -67,11 +70,7 @@ final class CVDisplayLinkDisplayTests: XCTestCase {
         }
         XCTAssertEqual(CVDisplayLinkStart(running), kCVReturnSuccess)
         defer { CVDisplayLinkStop(running) }
-        func waitFor(_ condition: () -> Bool) {
-            let deadline = Date().addingTimeInterval(10)
-            while !condition(), Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
-        }
-        waitFor { log.all.count >= 3 }
+        log.wait { $0.count >= 3 }
         // 50 Hz: stamps 20 ms apart in host time, on the display's time scale.
         let slow = log.all.prefix(3)
         XCTAssertTrue(slow.allSatisfy { $0.videoTimeScale == 50 && $0.videoRefreshPeriod == 1 })
@@ -79,7 +78,7 @@ final class CVDisplayLinkDisplayTests: XCTestCase {
             XCTAssertEqual(Double(b.hostTime - a.hostTime), 20_000_000, accuracy: 2)
         }
         XCTAssertEqual(CVDisplayLinkSetCurrentCGDisplay(running, 1), kCVReturnSuccess)
-        waitFor { log.all.filter { $0.videoTimeScale == 144 }.count >= 3 }
+        log.wait { $0.filter { $0.videoTimeScale == 144 }.count >= 3 }
         let fast = log.all.filter { $0.videoTimeScale == 144 }
         XCTAssertGreaterThanOrEqual(fast.count, 3)
         for (a, b) in zip(fast, fast.dropFirst()) where b.videoTime == a.videoTime + 1 {

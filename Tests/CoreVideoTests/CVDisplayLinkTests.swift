@@ -1,11 +1,13 @@
 import CoreGraphics
 import CoreVideo
 import Foundation
+import OAVFLocking
+import TestSupport
 import XCTest
 
 /// Counters a display-link callback writes on the link thread and the test reads.
 private final class TickLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var stamps: [(now: CVTimeStamp, output: CVTimeStamp, entered: UInt64)] = []
     private var inFlight = 0
     private var overlaps = 0
@@ -41,7 +43,7 @@ private func logTick(
 /// Whether callbacks may still restart their link. A callback restarts under the switch's lock, so once
 /// `disable()` returns no callback restarts the link any more.
 private final class RestartSwitch: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var enabled = true
 

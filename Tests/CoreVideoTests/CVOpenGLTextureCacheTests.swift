@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import XCTest
 
 @testable import CoreVideo
@@ -262,7 +263,7 @@ final class CVOpenGLTextureCacheTests: XCTestCase {
         let textureCache = try XCTUnwrap(cache)
         let buffer = try makeBuffer(kCVPixelFormatType_32BGRA) { _, _, _, _ in 0 }
         final class Result: @unchecked Sendable {
-            let lock = NSLock()
+            let lock = ConditionLock()
             var status: CVReturn = 0
             var made = true
         }

@@ -1,9 +1,10 @@
 import CoreVideo
+import OAVFLocking
 import XCTest
 
 /// The buffers taken and not yet released, across threads: proves no two holders ever share a buffer or a block.
 private final class HeldBuffers: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`: base address of each held buffer's memory.
     private var addresses: Set<UnsafeMutableRawPointer> = []
     /// Guarded by `lock`.
@@ -208,7 +209,7 @@ final class CVPixelBufferPoolConcurrencyTests: XCTestCase {
 
 /// Objects handed from the test to worker threads, each dropping its share.
 private final class HandOff<Object: AnyObject>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var objects: [Object?]
 

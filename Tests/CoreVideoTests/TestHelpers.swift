@@ -1,5 +1,6 @@
 import CoreVideo
 import Foundation
+import OAVFLocking
 import XCTest
 
 /// The `OSType` spelled by a four-character string, e.g. `fourCC("BGRA")`.
@@ -23,12 +24,13 @@ func makePixelBuffer(
     return try XCTUnwrap(pixelBuffer, file: file, line: line)
 }
 
-// The helpers below guard their state with `NSLock` rather than `Synchronization.Mutex`, so that tests stay clean
-// under ThreadSanitizer (which reports false races inside `Mutex.withLock` on this toolchain).
+// The helpers below guard their state with the project's one lock, `ConditionLock` (a pthread mutex), rather than
+// `Synchronization.Mutex`, so that tests stay clean under ThreadSanitizer (which reports false races inside
+// `Mutex.withLock` on this toolchain).
 
 /// A thread-safe counter for release callbacks.
 final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var value = 0
 
@@ -43,7 +45,7 @@ final class Counter: @unchecked Sendable {
 
 /// A clock the test moves by hand (DESIGN.md: time is injected).
 final class FakeClock: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var now = 0.0
 
@@ -59,7 +61,7 @@ final class FakeClock: @unchecked Sendable {
 /// What went wrong on worker threads, for the test to assert on its own thread (XCTest's assertions are not
 /// meant to be called from several threads at once).
 final class ProblemLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var messages: [String] = []
 
@@ -93,9 +95,9 @@ func runOnThreads(_ threads: Int, _ body: @escaping @Sendable (_ index: Int) -> 
     gate.waitUntilAllLeft()
 }
 
-/// Lets worker threads start together and the test wait for them (an `NSCondition`, which ThreadSanitizer follows).
+/// Lets worker threads start together and the test wait for them (a `ConditionLock`, which ThreadSanitizer follows).
 private final class ThreadGate: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private let threads: Int
     /// Guarded by `condition`.
     private var arrived = 0

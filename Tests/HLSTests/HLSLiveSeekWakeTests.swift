@@ -44,8 +44,8 @@ final class HLSLiveSeekWakeTests: XCTestCase {
         let video = try XCTUnwrap(source.info.streams.first { $0.kind == .video })
         let videoPackets = PacketQueue(streamIndex: video.index, timeBase: video.timeBase)
         let demuxer = Demuxer(source: source, streams: [video.index: videoPackets])
-        let events = Locked<[DemuxEvent]>([])
-        demuxer.onEvent = { event in events.withLock { $0.append(event) } }
+        let events = Awaitable<[DemuxEvent]>([])
+        demuxer.onEvent = { event in events.update { $0.append(event) } }
         demuxer.start()
         defer { demuxer.stop() }
         waitUntil("the demuxer waits at the live edge: \(refresher.readerWaitCount)") {

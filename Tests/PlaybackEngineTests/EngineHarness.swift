@@ -2,6 +2,7 @@ import CoreMedia
 import CoreVideo
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 import TestSupport
 import XCTest
@@ -27,10 +28,11 @@ final class EngineHarness: @unchecked Sendable {
     private let names: SessionNames
     /// Every session made, stopped at ``shutdown()`` (also those that never joined the queue); guarded by `lock`.
     private var sessions: [ItemSession] = []
-    private let lock = NSLock()
+    private let lock = ConditionLock()
 
-    /// How long a wait may take before the test fails (seconds of real time; runs normally take a fraction).
-    static let timeout: TimeInterval = 60
+    /// How long a wait may take before the test fails: the one hang guard, ``Awaitable/hangGuard`` (seconds of real
+    /// time; a wait that gets its event returns at once).
+    static var timeout: TimeInterval { Awaitable<Void>.hangGuard }
 
     init(clock mode: VirtualClock.Mode = .untimed) {
         clock = VirtualClock(mode: mode)
@@ -175,11 +177,12 @@ final class EngineHarness: @unchecked Sendable {
     func advanceClock(
         by interval: CMTime, until entry: String, file: StaticString = #filePath, line: UInt = #line
     ) {
-        let deadline = Date().addingTimeInterval(Self.timeout)
-        repeat {
+        // Each move waits up to 0.2 s for the entry (it returns as soon as the entry is recorded), then moves again.
+        let reached = Poll.until {
             clock.advance(by: interval)
-            if history.wait(timeout: 0.2, until: { $0.contains(entry) }) { return }
-        } while Date() < deadline
+            return history.wait(timeout: 0.2, until: { $0.contains(entry) })
+        }
+        if reached { return }
         XCTFail("timed out moving the clock until \(entry); history: \(history.entries)", file: file, line: line)
     }
 
@@ -211,7 +214,7 @@ final class EngineHarness: @unchecked Sendable {
 
 /// Names sessions A, B, … in the order they were made. Thread-safe.
 final class SessionNames: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var names: [ObjectIdentifier: String] = [:]
 
     func add(_ session: ItemSession) {
@@ -237,15 +240,16 @@ final class SessionNames: @unchecked Sendable {
 final class EventHistory: @unchecked Sendable {
     static let bufferChangedPrefix = "bufferChanged("
 
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var all: [String] = []
     private var actions: [(entry: String, action: @Sendable () -> Void)] = []
-    private var lastChange = Date()
+    /// When the last entry was recorded (monotonic nanoseconds), for ``settle(quiet:timeout:)``.
+    private var lastChange = DispatchTime.now().uptimeNanoseconds
 
     func record(_ entry: String) {
         condition.lock()
         all.append(entry)
-        lastChange = Date()
+        lastChange = DispatchTime.now().uptimeNanoseconds
         let due = actions.filter { $0.entry == entry }.map(\.action)
         actions.removeAll { $0.entry == entry }
         condition.broadcast()
@@ -270,24 +274,23 @@ final class EventHistory: @unchecked Sendable {
 
     /// Waits until `condition` holds for ``entries``; false on timeout.
     func wait(timeout: TimeInterval, until predicate: ([String]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !predicate(all.filter { !$0.hasPrefix(Self.bufferChangedPrefix) }) {
-            if !condition.wait(until: deadline) { return false }
+        condition.withLock {
+            condition.wait(timeout: timeout) { predicate(all.filter { !$0.hasPrefix(Self.bufferChangedPrefix) }) }
         }
-        return true
     }
 
-    /// Waits until nothing was recorded for `quiet` seconds (at most `timeout`).
+    /// Waits until nothing was recorded for `quiet` seconds (at most `timeout`). Real time by nature: it listens for
+    /// events that should not come, and there is no event for "no more events".
     func settle(quiet: TimeInterval, timeout: TimeInterval) {
-        let deadline = Date().addingTimeInterval(timeout)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let quietNanoseconds = UInt64(quiet * 1e9)
         condition.lock()
         defer { condition.unlock() }
-        while Date() < deadline {
-            let quietUntil = lastChange.addingTimeInterval(quiet)
-            if Date() >= quietUntil { return }
-            _ = condition.wait(until: quietUntil)
+        while Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 < timeout {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let quietUntil = lastChange + quietNanoseconds
+            if now >= quietUntil { return }
+            condition.wait(timeout: Double(quietUntil - now) / 1e9)
         }
     }
 }

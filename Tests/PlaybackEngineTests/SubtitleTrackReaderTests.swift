@@ -1,6 +1,7 @@
 import CoreMedia
 import FFmpegBridge
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -190,7 +191,7 @@ final class ClosedCaptionReaderTests: XCTestCase {
 
 /// A Boolean any thread sets and reads.
 private final class SharedFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var value = false
     var isSet: Bool { lock.withLock { value } }
     /// Sets it; whether it was clear.

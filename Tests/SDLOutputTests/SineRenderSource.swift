@@ -1,11 +1,12 @@
 import Foundation
+import OAVFLocking
 import PlaybackEngine
 
 /// A test ``AudioRenderSource``: one continuous sine per channel (the fixtures' 440 Hz left / 660 Hz right by
 /// default), its phase carried across callbacks, so the device output is one unbroken tone per channel.
 ///
 /// Thread safety: `render` runs on SDL's audio thread, the accessors on the test's thread; all state is guarded
-/// by `lock` (an `NSLock`, i.e. a pthread mutex ThreadSanitizer follows).
+/// by `lock` (a `ConditionLock`, i.e. a pthread mutex ThreadSanitizer follows).
 final class SineRenderSource: AudioRenderSource, @unchecked Sendable {
     /// One frequency per channel, in Hz.
     let frequencies: [Double]
@@ -20,7 +21,7 @@ final class SineRenderSource: AudioRenderSource, @unchecked Sendable {
     let renderDelay: TimeInterval
 
     /// Guards every `var` below.
-    private let lock = NSLock()
+    private let lock = ConditionLock()
 
     /// Frames rendered so far, i.e. the index of the next frame (guarded by `lock`).
     private var nextFrame = 0

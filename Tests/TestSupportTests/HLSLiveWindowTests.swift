@@ -1,5 +1,6 @@
 import CoreMedia
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -307,7 +308,7 @@ final class HLSLiveWindowTests: XCTestCase {
     }
 
     private final class Box: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ConditionLock()
         private var data = Data()
         private var type: String?
         func set(_ d: Data, _ t: String?) { lock.withLock { (data, type) = (d, t) } }
@@ -317,7 +318,7 @@ final class HLSLiveWindowTests: XCTestCase {
 
 /// A clock a test moves by hand.
 final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var current = Date(timeIntervalSince1970: 1_000_000)
     var now: Date { lock.withLock { current } }
     func move(_ seconds: TimeInterval) { lock.withLock { current += seconds } }

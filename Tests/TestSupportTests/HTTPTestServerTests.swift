@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -330,7 +331,7 @@ final class HTTPTestServerTests: XCTestCase {
     }
 
     private final class ResultBox: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ConditionLock()
         private var value: Fetched?
         func set(_ v: Fetched) { lock.withLock { value = v } }
         func get() -> Fetched? { lock.withLock { value } }
@@ -339,7 +340,7 @@ final class HTTPTestServerTests: XCTestCase {
 
 /// A thread-safe counter.
 final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var count = 0
     @discardableResult
     func increment() -> Int {
@@ -353,7 +354,7 @@ final class Counter: @unchecked Sendable {
 
 /// A data task that collects bytes as they arrive, optionally cancelling itself after some.
 final class StreamingClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private let cancelAfter: Int?
     private var data = Data()
     private var finished = false
