@@ -2,6 +2,7 @@ import AVFoundation
 import Foundation
 import OAVFLocking
 import Observation
+import TestSupport
 import XCTest
 
 /// A view model written as for Apple's SDK: `@MainActor`, the handler captures `[weak self]` and
@@ -180,7 +181,7 @@ final class ObservationConcurrencyTests: XCTestCase {
         let group = DispatchGroup()
         @Sendable func mutate(worker: Int) {
             var step = 0
-            while Date() < deadline {
+            while step < 5_000 || registrarsLeft.current > 0 {
                 step += 1
                 switch (worker + step) % 4 {
                 case 0: parent.rate = Float(step % 7)
@@ -202,10 +203,13 @@ final class ObservationConcurrencyTests: XCTestCase {
         for registrar in 0..<2 {
             group.enter()
             Thread.detachNewThread {
-                defer { group.leave() }
+                defer {
+                    registrarsLeft.withLock { $0 -= 1 }
+                    group.leave()
+                }
                 var live: [NSKeyValueObservation] = []
                 var index = 0
-                while Date() < deadline {
+                while index < registrations {
                     index += 1
                     let id = "\(registrar)-\(index)"
                     switch index % 3 {
@@ -228,7 +232,7 @@ final class ObservationConcurrencyTests: XCTestCase {
                 live.forEach { $0.invalidate() }
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success, "deadlock")
+        XCTAssertEqual(group.wait(timeout: .now() + Awaitable<Void>.hangGuard), .success, "deadlock")
         queue.sync {}
         XCTAssertEqual(chains.brokenChains, [])
         XCTAssertGreaterThan(chains.notificationCount, 100)

@@ -126,21 +126,20 @@ final class VideoOutputPullTests: XCTestCase {
         waitUntil("playing") { player.timeControlStatus == .playing }
         var asked = 0
         var found = 0
-        let deadline = Date().addingTimeInterval(1.5)
-        while Date() < deadline {
+        // Asks every 7 ms of real time, as a display link would (the cadence is the behaviour under test), until 100
+        // asks or the clip's end: a count, not a duration, so a loaded machine that sleeps longer asks as often.
+        Poll.until(every: 0.007) {
             let now = output.itemTime(forHostTime: CACurrentMediaTime())
             let ahead = now + CMTime(value: 20, timescale: 1000)
-            guard now.seconds > 0.1, ahead.seconds < 2.9 else {
-                usleep(5000)
-                continue
-            }
+            if ahead.seconds >= 2.9 { return true }
+            guard now.seconds > 0.1 else { return false }
             asked += 1
             if let buffer = output.copyPixelBuffer(forItemTime: ahead, itemTimeForDisplay: nil),
                 frameIndex(of: buffer) == Int(ahead.seconds * 30)
             {
                 found += 1
             }
-            usleep(7000)
+            return asked >= 100
         }
         player.pause()
         XCTAssertGreaterThan(asked, 50)
