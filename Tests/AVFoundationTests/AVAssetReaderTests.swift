@@ -506,7 +506,7 @@ final class AVAssetReaderTests: XCTestCase {
         }
         XCTAssertEqual(started.wait(timeout: .now() + 120), .success)
         reader.cancelReading()
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the reading thread stops")
+        XCTAssertEqual(done.wait(timeout: .now() + Awaitable<Void>.hangGuard), .success, "the reading thread stops")
         XCTAssertEqual(reader.status, .cancelled)
         XCTAssertLessThan(count.withLock { $0 }, 900, "it stopped before the end")
         XCTAssertNil(output.copyNextSampleBuffer())

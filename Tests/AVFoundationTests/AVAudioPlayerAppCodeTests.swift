@@ -42,11 +42,12 @@ private func playSoundEffectTwice(_ url: URL) {
     XCTAssertTrue(effect.load(url))
     XCTAssertEqual(effect.player?.duration ?? 0, 3, accuracy: 0.05)
     effect.play()
-    let deadline = Date().addingTimeInterval(60)
-    // A timer sampling the meters while the run loop delivers the delegate's call, as a UI would.
-    while effect.finished.isEmpty && Date() < deadline {
-        RunLoop.main.run(until: Date().addingTimeInterval(0.05))
+    // A timer sampling the meters every 50 ms (a UI's cadence: real time by design) while the run loop delivers the
+    // delegate's call; only the hang guard bounds the wait.
+    Poll.until(every: 0) {
+        RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.05))
         effect.sample()
+        return !effect.finished.isEmpty
     }
     XCTAssertEqual(effect.finished, [true], "one call, after both plays")
     XCTAssertEqual(effect.player?.isPlaying, false)

@@ -46,10 +46,12 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         XCTAssertEqual(shown.index, 31)
 
         var snapshot: SDLVideoWindow.Snapshot?
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
-        while Date() < deadline {
+        // Each read-back waits for the window's next draw; only the hang guard bounds the wait (a loaded machine
+        // draws late, not never).
+        Poll.until {
             snapshot = layer.window.readBack(timeout: 2)
-            if let s = snapshot, (s.itemTime - shown.time).seconds.magnitude < 0.5 / 30 { break }
+            guard let s = snapshot else { return false }
+            return (s.itemTime - shown.time).seconds.magnitude < 0.5 / 30
         }
         let s = try XCTUnwrap(snapshot, "the window drew nothing")
         XCTAssertEqual(
@@ -277,15 +279,17 @@ final class AVPlayerLayerWindowTests: XCTestCase {
         return found
     }
 
-    /// The window's next draw that satisfies `condition` (within 30 s).
+    /// The window's next draw that satisfies `condition` (each read-back waits for a draw); `nil` after the hang
+    /// guard (a loaded machine draws late, not never).
     private func readBack(
         _ layer: AVPlayerLayer, _ condition: (SDLVideoWindow.Snapshot) -> Bool
     ) -> SDLVideoWindow.Snapshot? {
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
-        while Date() < deadline {
-            if let s = layer.window.readBack(timeout: 1), condition(s) { return s }
+        var found: SDLVideoWindow.Snapshot?
+        Poll.until {
+            found = layer.window.readBack(timeout: 1).flatMap { condition($0) ? $0 : nil }
+            return found != nil
         }
-        return nil
+        return found
     }
 
     /// The frame index drawn inside the snapshot's video rect (which must lie inside the output).

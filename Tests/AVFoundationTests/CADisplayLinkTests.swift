@@ -36,19 +36,14 @@ private final class Stepper {
 }
 
 final class CADisplayLinkTests: XCTestCase {
-    /// Runs the current thread's run loop in `mode` until `condition` holds (a generous bound catches a hang; no
-    /// time is asserted).
+    /// Runs the current thread's run loop in `mode` (which delivers the link's ticks) until `condition` holds; only
+    /// the hang guard bounds it, and no time is asserted.
     private func runLoop(
-        _ mode: RunLoop.Mode = .default, until what: String, timeout: TimeInterval = 20,
-        file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool
+        _ mode: RunLoop.Mode = .default, until what: String, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: () -> Bool
     ) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else {
-                XCTFail("timed out waiting for \(what)", file: file, line: line)
-                return
-            }
-            _ = RunLoop.current.run(mode: mode, before: Date().addingTimeInterval(0.02))
+        if !Poll.runLoop(mode, slice: 0.02, until: condition) {
+            XCTFail("timed out waiting for \(what)", file: file, line: line)
         }
     }
 

@@ -105,13 +105,13 @@ final class CorruptMediaSeekTests: XCTestCase {
         let item = AVPlayerItem(url: url)
         v.player.replaceCurrentItem(with: item)
         // Generous bounds: a failure here is a hang, whatever the machine's load.
-        let settled = wait(seconds: 30) { item.status != .unknown }
+        let settled = Poll.runLoop { item.status != .unknown }
         guard settled else { return Outcome(mutant: mutant, failure: "status stayed unknown") }
         guard item.status == .readyToPlay else { return Outcome(mutant: mutant) }  // failed to open: fine
         let calls = Locked<[Bool]>([])
         let shownBefore = v.frames.entries.count
         item.seek(to: target, toleranceBefore: .zero, toleranceAfter: .zero) { ok in calls.withLock { $0.append(ok) } }
-        guard wait(seconds: 30, { !calls.withLock { $0 }.isEmpty }) else {
+        guard Poll.runLoop(until: { !calls.withLock { $0 }.isEmpty }) else {
             return Outcome(mutant: mutant, failure: "the seek never completed")
         }
         // A second call would come right after the first (the engine completes on its own thread): give it a
@@ -139,15 +139,6 @@ final class CorruptMediaSeekTests: XCTestCase {
         return Outcome(mutant: mutant)
     }
 
-    /// Runs the main run loop until `condition` holds or `seconds` pass; whether it holds.
-    private func wait(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            RunLoop.main.run(until: Date().addingTimeInterval(0.005))
-        }
-        return true
-    }
 }
 
 extension [String] {

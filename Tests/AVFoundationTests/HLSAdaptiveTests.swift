@@ -100,6 +100,7 @@ final class HLSAdaptiveTests: XCTestCase {
         // The encoder: a segment a second, also the audio renditions' short last one, then EXT-X-ENDLIST.
         let publisher = Thread {
             for _ in 0..<HLSFixture.ts.facts.audioRenditions[0].segmentCount - 2 {
+                // Real time by design: HLS reloads a live playlist on the wall clock, not the player's virtual one.
                 Thread.sleep(forTimeInterval: 1)
                 live.advance(segments: 1)
             }

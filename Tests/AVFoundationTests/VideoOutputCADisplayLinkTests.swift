@@ -69,21 +69,17 @@ final class VideoOutputCADisplayLinkTests: XCTestCase {
         link.add(to: .current, forMode: .common)
         defer { link.invalidate() }
         // As an app does, the link runs before playback starts (and pulls the first picture once it is there).
-        let prerollDeadline = Date().addingTimeInterval(20)
-        while pulls.count < 4 && Date() < prerollDeadline {
-            _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
-        }
+        Poll.runLoop { pulls.count >= 4 }
         player.play()
-        // A generous bound: only a hang reaches it (a loaded machine plays slower than real time).
-        let deadline = Date().addingTimeInterval(60)
+        // Only the hang guard bounds the run (a loaded machine plays slower than real time).
         var ticksAfterEnd = 0
         var pullsAtEnd = 0
-        while ticksAfterEnd < 6 && Date() < deadline {
-            _ = RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.01))
+        Poll.runLoop {
             if ends.count == 1 {
                 if pullsAtEnd == 0 { pullsAtEnd = pulls.count }
                 ticksAfterEnd = pulls.count - pullsAtEnd
             }
+            return ticksAfterEnd >= 6
         }
         XCTAssertEqual(ends.count, 1, "played to the end")
         player.pause()

@@ -33,11 +33,9 @@ final class XvfbDisplay {
         process.standardError = FileHandle.nullDevice
         try process.run()
         server = process
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine starts late, not never
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline, process.isRunning else { throw XCTSkip("Xvfb did not start") }
-            usleep(20_000)
-        }
+        // The socket offers no event: looked for every 20 ms, at most the hang guard (a loaded machine starts late).
+        let started = Poll.until(every: 0.02) { !process.isRunning || FileManager.default.fileExists(atPath: socket) }
+        guard started, process.isRunning else { throw XCTSkip("Xvfb did not start") }
         previousDisplay = ProcessInfo.processInfo.environment["DISPLAY"]
         setenv("DISPLAY", ":\(number)", 1)
     }
@@ -184,13 +182,14 @@ final class X11TestApp {
         }
     }
 
-    /// The next screenshot that satisfies `condition` (within 30 s: a hang guard, a loaded machine draws late).
+    /// The next screenshot that satisfies `condition`, grabbed every 20 ms (a screen offers no event); `nil` after
+    /// the hang guard (a loaded machine draws late, not never).
     func screenshot(until condition: (Screenshot) -> Bool) -> Screenshot? {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let s = screenshot(), condition(s) { return s }
-            usleep(20_000)
+        var found: Screenshot?
+        Poll.until(every: 0.02) {
+            found = screenshot().flatMap { condition($0) ? $0 : nil }
+            return found != nil
         }
-        return nil
+        return found
     }
 }

@@ -128,6 +128,7 @@ final class AvplayKeysTests: XCTestCase {
         var retries = 2
         while arguments.first == "new-session", r.status != 0, r.stderr.contains("server exited"), retries > 0 {
             retries -= 1
+            // A back-off before the retry, not a wait for a state: nothing tells when tmux could start again.
             usleep(500_000)
             r = try Subprocess.run(
                 try XCTUnwrap(Self.tmux), ["-L", session, "-f", "/dev/null"] + arguments, timeout: 20)
@@ -157,14 +158,11 @@ final class AvplayKeysTests: XCTestCase {
         return Double(match.1)! * 60 + Double(match.2)!
     }
 
-    /// Polls `condition` every 0.1 s for at most 10 s; fails with what the screen shows.
+    /// Looks at `condition` every 0.1 s (a look captures the pane: the terminal offers no event) until it holds, at
+    /// most ``Awaitable/hangGuard``; fails with what the screen shows.
     @discardableResult
     func wait(_ what: String, _ condition: () -> Bool) throws -> String {
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
-        while Date() < deadline {
-            if condition() { return status() }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        if Poll.until(every: 0.1, condition) { return status() }
         throw NSError(
             domain: "AvplayKeysTests", code: 1,
             userInfo: [NSLocalizedDescriptionKey: "timed out waiting for \(what); screen:\n\(capture())"])

@@ -126,12 +126,14 @@ final class AvplayPlayTests: XCTestCase {
             return lines.filter { $0.contains(#""event":"end""#) }.count >= 2
                 && lines.contains { $0.contains(#""index":2"#) && $0.contains("readyToPlay") }
         }
-        // Only a hang reaches this bound (the loop needs about 7 s of real-time playback).
-        let deadline = Date().addingTimeInterval(120)
-        while !seen() && Date() < deadline {
+        // Reads avplay's events as they come (each read waits for the next); only a hang reaches the hang guard (the
+        // loop needs about 7 s of real-time playback).
+        Poll.until {
+            if seen() { return true }
             let chunk = reader.availableData
-            if chunk.isEmpty { break }  // avplay exited
+            if chunk.isEmpty { return true }  // avplay exited
             text += String(decoding: chunk, as: UTF8.self)
+            return seen()
         }
         XCTAssertTrue(seen(), text)
         XCTAssertTrue(process.isRunning, "a looping player keeps playing: \(text)")

@@ -65,11 +65,11 @@ final class AvplayWindowTests: XCTestCase {
             xvfb, [display, "-screen", "0", "\(screen.width)x\(screen.height)x24", "-nolisten", "tcp", "-br"],
             timeout: 300)
         self.server = server
-        let deadline = Date().addingTimeInterval(30)  // a hang guard: a loaded machine draws late, not never
-        while serverPID == nil || !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
-            guard Date() < deadline, !server.hasEnded else { throw XCTSkip("Xvfb did not start on \(display)") }
-            usleep(20_000)
+        // Xvfb's socket and lock file offer no event: looked at every 20 ms, at most the hang guard.
+        let started = Poll.until(every: 0.02) {
+            server.hasEnded || (serverPID != nil && FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)"))
         }
+        guard started, !server.hasEnded else { throw XCTSkip("Xvfb did not start on \(display)") }
     }
 
     override func tearDown() {
@@ -165,21 +165,22 @@ final class AvplayWindowTests: XCTestCase {
         func differences(_ a: [UInt8], _ b: [UInt8]) -> [(x: Int, y: Int)] {
             (0..<min(a.count, b.count)).compactMap { i in a[i] == b[i] ? nil : (i % screen.width, i / screen.width) }
         }
-        /// Grabs the screen until it differs from `previous` in more than 100 pixels and three grabs in a row agree
-        /// (15 s at most): past the moment between two streams, when the new one's cues are still being read and the
-        /// picture shows alone.
+        /// Grabs the screen every 0.1 s (a window offers no event) until it differs from `previous` in more than 100
+        /// pixels and three grabs in a row agree (at most the hang guard): past the moment between two streams, when
+        /// the new one's cues are still being read and the picture shows alone.
         func waitForChange(from previous: [UInt8], _ what: String) throws -> [UInt8] {
-            let deadline = Date().addingTimeInterval(15)
             var last: [UInt8] = []
             var same = 0
-            while Date() < deadline, !avplay.hasEnded {
+            var changed = false
+            try Poll.until(every: 0.1) {
+                if avplay.hasEnded { return true }
                 let shot = try screenshot() ?? []
                 same = shot == last ? same + 1 : 0
-                if same >= 2 && differences(shot, previous).count > 100 { return shot }
                 last = shot
-                usleep(100_000)
+                changed = same >= 2 && differences(shot, previous).count > 100
+                return changed
             }
-            XCTFail("the screen did not change to \(what)")
+            if !changed { XCTFail("the screen did not change to \(what)") }
             return last
         }
         let start = try XCTUnwrap(try screenshot(), "no screenshot")
@@ -208,24 +209,27 @@ final class AvplayWindowTests: XCTestCase {
 
     // MARK: Helpers
 
-    /// Grabs the screen until the picture shows frame `expected` (15 s at most), while avplay keeps running.
+    /// Grabs the screen every 0.1 s (a window offers no event) until the picture shows frame `expected` (at most the
+    /// hang guard), while avplay keeps running.
     private func waitForFrame(
         _ expected: Int, _ avplay: Background, file: StaticString = #filePath, line: UInt = #line
     )
         throws
     {
-        let deadline = Date().addingTimeInterval(15)
         var seen: Int?
-        while Date() < deadline {
-            if avplay.hasEnded {
-                let r = try avplay.wait(0)
-                XCTFail("avplay ended (\(r?.status ?? -1)): \(r?.stderr ?? "")", file: file, line: line)
-                return
-            }
+        var ended = false
+        let shown = try Poll.until(every: 0.1) {
+            ended = avplay.hasEnded
+            if ended { return true }
             seen = try frameIndexOnScreen()
-            if seen == expected { return }
-            usleep(100_000)
+            return seen == expected
         }
+        if ended {
+            let r = try avplay.wait(0)
+            XCTFail("avplay ended (\(r?.status ?? -1)): \(r?.stderr ?? "")", file: file, line: line)
+            return
+        }
+        if shown { return }
         XCTFail("the screen shows frame \(seen.map(String.init) ?? "none"), not \(expected)", file: file, line: line)
     }
 

@@ -40,7 +40,7 @@ final class CMClockTests: XCTestCase {
 
     func testHostTimeAdvances() {
         let start = CMClock.hostTimeClock.time
-        Thread.sleep(forTimeInterval: 0.02)
+        Thread.sleep(forTimeInterval: 0.02)  // real time by design: the host clock must advance with it
         let elapsed = CMClock.hostTimeClock.time - start
         XCTAssertGreaterThanOrEqual(elapsed.seconds, 0.015)
         XCTAssertLessThan(elapsed.seconds, 5)

@@ -1,4 +1,5 @@
 import CoreVideo
+import TestSupport
 import XCTest
 
 /// An attachment value that, when released, uses the attachment API itself (as an app object's `deinit` might).
@@ -144,7 +145,7 @@ final class CVBufferAttachmentConcurrencyTests: XCTestCase {
             CVBufferRemoveAllAttachments(other)  // removes the last one
             done.signal()
         }.start()
-        guard done.wait(timeout: .now() + 10) == .success else {
+        guard done.wait(timeout: .now() + Awaitable<Void>.hangGuard) == .success else {
             // Touching the buffers now would block this thread on the worker's lock too.
             return XCTFail("a value was released under the buffer's lock: its deinit deadlocked")
         }

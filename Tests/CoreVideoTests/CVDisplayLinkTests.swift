@@ -21,6 +21,7 @@ private final class TickLog: @unchecked Sendable {
             inFlight += 1
             stamps.append((now, output, entered))
         }
+        // Real time by design: a callback that takes this long (up to longer than a period) is what is tested.
         if work > 0 { Thread.sleep(forTimeInterval: work) }
         lock.withLock { inFlight -= 1 }
     }
@@ -109,12 +110,10 @@ final class CVDisplayLinkTests: XCTestCase {
         wait("the link's thread to end") { linkThreadCount() <= baseline }
     }
 
-    private func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return XCTFail("timed out waiting for \(what)") }
-            Thread.sleep(forTimeInterval: 0.002)
-        }
+    /// Waits until `condition` holds (a thread's exit, a callback's entry: no event to wait on, so ``Poll``, bounded
+    /// by the hang guard only).
+    private func wait(_ what: String, _ condition: () -> Bool) {
+        if !Poll.until(condition) { XCTFail("timed out waiting for \(what)") }
     }
 
     func test_hostClock_isMonotonicNanoseconds() {
@@ -259,6 +258,7 @@ final class CVDisplayLinkTests: XCTestCase {
                     _ = CVDisplayLinkGetActualOutputVideoRefreshPeriod(link)
                     CVDisplayLinkGetCurrentTime(link, &stamp)
                 }
+                // Real time by design: the calls race the link's ticks for 0.6 s, each thread at its own pace.
                 Thread.sleep(forTimeInterval: thread == 1 ? 0.025 : 0.005)
             }
         }

@@ -140,7 +140,7 @@ final class HLSVariantSwitchTests: XCTestCase {
             if packet.streamIndex == 0 { videoPackets += 1 }
         }
         // The request made ahead reaches the server on its own time.
-        XCTAssertTrue(Poll.until { server.requestLog.contains { $0.path.hasSuffix("/360p_003.m4s") } })
+        XCTAssertTrue(server.waitForRequestLog { $0.contains { $0.path.hasSuffix("/360p_003.m4s") } })
         control.policy = ScriptedPolicy(plan: [3: 1])
         let before = server.requestLog.count
         try source.seek(toMicroseconds: start + Int64(3 * facts.segmentDuration * 1e6) + 100_000)

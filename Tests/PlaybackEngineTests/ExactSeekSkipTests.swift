@@ -58,7 +58,7 @@ final class ExactSeekSkipTests: XCTestCase {
     /// The first picture the seek delivers.
     private func firstPicture(_ harness: PipelineHarness) -> VideoFrame? {
         var first: VideoFrame?
-        harness.pump(timeout: 30, video: { if first == nil { first = $0 } }, until: { first != nil })
+        harness.pump(video: { if first == nil { first = $0 } }, until: { first != nil })
         return first
     }
 
@@ -175,7 +175,7 @@ final class ExactSeekGapTests: XCTestCase {
                 harness.demuxer.seek(to: target, accurate: true)
                 harness.start()
                 var first: VideoFrame?
-                harness.pump(timeout: 30, video: { if first == nil { first = $0 } }, until: { first != nil })
+                harness.pump(video: { if first == nil { first = $0 } }, until: { first != nil })
                 harness.stop()
                 let shown = try XCTUnwrap(first, "a picture for \(target.seconds) s")
                 XCTAssertEqual(frameIndex(of: shown.pixelBuffer), before.index, "target \(target.seconds) s")

@@ -249,10 +249,10 @@ final class PipelineDecodeTests: XCTestCase {
         let harness = try PipelineHarness(.truncatedFaststart)
         harness.start()
         let started = Date()
-        let (video, audio, outcome) = harness.decodeAll(timeout: 20)
+        let (video, audio, outcome) = harness.decodeAll()
         harness.stop()
         XCTAssertEqual(outcome, .finished)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertLessThan(Date().timeIntervalSince(started), Awaitable<Void>.hangGuard, "no hang")
         let ended = harness.events.current.contains {
             switch $0 {
             case .endOfFile, .readError: return true

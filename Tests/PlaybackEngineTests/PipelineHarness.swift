@@ -136,18 +136,20 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// Takes frames from both queues, as renderers do, until both streams finished, `until` holds, or
-    /// `timeout` seconds passed. Stale frames are dropped; current ones go to the handlers.
+    /// `timeout` seconds passed (by default the hang guard, ``Awaitable/hangGuard``; longer only for a benchmark's
+    /// whole run). Stale frames are dropped; current ones go to the handlers.
     ///
     /// - Parameter inTimeOrder: take from one queue only while its head is not later than the other's (as
     ///   clock-driven renderers do), so neither stream runs ahead and the reader's limits hold; otherwise take
     ///   from both as fast as they come.
     @discardableResult
     func pump(
-        timeout: Double = 30, inTimeOrder: Bool = false, video onVideo: (VideoFrame) -> Void = { _ in },
+        timeout: Double = Awaitable<Void>.hangGuard, inTimeOrder: Bool = false,
+        video onVideo: (VideoFrame) -> Void = { _ in },
         audio onAudio: (AudioFrame) -> Void = { _ in }, until done: () -> Bool = { false }
     ) -> PumpOutcome {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let start = DispatchTime.now().uptimeNanoseconds
+        while Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 < timeout {
             var progressed = false
             var takeVideo = true
             var takeAudio = true
@@ -191,7 +193,7 @@ final class PipelineHarness: @unchecked Sendable {
                 } else if let audio {
                     _ = audio.frames.waitUntilReadable(timeout: 0.005)
                 } else {
-                    usleep(1000)
+                    usleep(1000)  // no progress and no empty queue to wait on: look again in a millisecond
                 }
             }
         }
@@ -199,7 +201,9 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// Decodes to the end, returning every current video and audio frame.
-    func decodeAll(timeout: Double = 30) -> (video: [VideoFrame], audio: [AudioFrame], outcome: PumpOutcome) {
+    func decodeAll(
+        timeout: Double = Awaitable<Void>.hangGuard
+    ) -> (video: [VideoFrame], audio: [AudioFrame], outcome: PumpOutcome) {
         var videoFrames: [VideoFrame] = []
         var audioFrames: [AudioFrame] = []
         let outcome = pump(timeout: timeout, video: { videoFrames.append($0) }, audio: { audioFrames.append($0) })

@@ -29,7 +29,6 @@ final class PipelineSeekTests: XCTestCase {
         var video: [VideoFrame] = []
         var audio: [AudioFrame] = []
         harness.pump(
-            timeout: 20,
             video: { if $0.serial > oldVideo { video.append($0) } },
             audio: { if $0.serial > oldAudio { audio.append($0) } },
             until: { video.count >= videoCount && audio.count >= audioCount })
@@ -151,13 +150,14 @@ final class PipelineSeekTests: XCTestCase {
         }
         func collect(_ pipe: AudioPipe, frames count: Int) -> [AudioFrame] {
             var frames: [AudioFrame] = []
-            let deadline = Date().addingTimeInterval(10)
-            while frames.count < count && Date() < deadline {
+            // Each look waits for the queue to become readable (an event); only the hang guard bounds the whole.
+            Poll.until(every: 0) {
                 if let (frame, _) = pipe.frames.pop() {
                     frames.append(frame)
                 } else {
                     _ = pipe.frames.waitUntilReadable(timeout: 0.01)
                 }
+                return frames.count >= count
             }
             return frames
         }
@@ -176,16 +176,16 @@ final class PipelineSeekTests: XCTestCase {
         let harness = try PipelineHarness(.h264AAC, limits: BufferLimits(maxBytes: 64 * 1024, maxDuration: 1))
         harness.start()
         // Nobody consumes: the frame queues fill, the decoders block in push, the demuxer sleeps on its limits.
-        let deadline = Date().addingTimeInterval(30)
         // (The decoders wait for room in turns of 10 ms, polling whether a seek made their frame stale: each is seen
-        // inside a wait at some moment; the demuxer's waits are counted.)
+        // inside a wait at some moment; the demuxer's waits are counted. No event tells of them: ``Poll``, looking
+        // again at once, bounded by the hang guard.)
         let idleBefore = harness.demuxer.idleWaitCount
         var (videoBlocked, audioBlocked, demuxerIdle) = (false, false, false)
-        while !(videoBlocked && audioBlocked && demuxerIdle) && Date() < deadline {
+        Poll.until(every: 0) {
             videoBlocked = videoBlocked || harness.video?.frames.waitingWriterCount == 1
             audioBlocked = audioBlocked || harness.audio?.frames.waitingWriterCount == 1
             demuxerIdle = harness.demuxer.idleWaitCount >= idleBefore + 2
-            sched_yield()
+            return videoBlocked && audioBlocked && demuxerIdle
         }
         XCTAssertTrue(videoBlocked, "the video decoder waits for room")
         XCTAssertTrue(audioBlocked, "the audio decoder waits for room")
@@ -197,10 +197,11 @@ final class PipelineSeekTests: XCTestCase {
         XCTAssertLessThan(bytes, 400_000, "back-pressure stopped the reader before the end")
         XCTAssertFalse(harness.demuxer.isAtEndOfFile)
         // Stopping wakes the blocked decoders and the idle demuxer: a thread left waiting for room would keep stop()
-        // from returning at all, so the bound only tells a hang from a slow machine.
+        // from returning at all, so the bound (the hang guard) only tells a hang from a slow machine.
         let started = Date()
         harness.stop()
-        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "stop() woke the threads waiting for room")
+        XCTAssertLessThan(
+            Date().timeIntervalSince(started), Awaitable<Void>.hangGuard, "stop() woke the threads waiting for room")
     }
 
     func test_pools_stayBounded_overAFullDecode() throws {

@@ -68,6 +68,7 @@ final class SineRenderSource: AudioRenderSource, @unchecked Sendable {
                 buffer[frame * channels + channel] = expectedSample(frame: start + frame, channel: channel)
             }
         }
+        // Real time by design: a render callback that takes this long (slow work on the device thread) is the test.
         if renderDelay > 0 { Thread.sleep(forTimeInterval: renderDelay) }
     }
 

@@ -302,7 +302,7 @@ final class HLSLiveWindowTests: XCTestCase {
             box.set(data ?? Data(), (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type"))
             done.signal()
         }.resume()
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + Awaitable<Void>.hangGuard), .success)
         let (data, type) = box.get()
         return (String(decoding: data, as: UTF8.self), type)
     }

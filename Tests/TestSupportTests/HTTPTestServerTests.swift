@@ -11,7 +11,7 @@ import FoundationNetworking
 /// fault as a client sees it.
 final class HTTPTestServerTests: XCTestCase {
     private var root: URL!
-    private var server: HTTPTestServer!
+    fileprivate var server: HTTPTestServer!
     private var session: URLSession!
     /// 200,000 bytes of a repeating 251-byte pattern (so an offset mistake changes the bytes).
     private let big = Data((0..<200_000).map { UInt8($0 % 251) })
@@ -150,7 +150,7 @@ final class HTTPTestServerTests: XCTestCase {
     /// The first request for `path` once the server has finished answering it: the client can hold the whole body
     /// (or see the reset) before the server's thread records how it ended.
     private func finished(_ path: String) throws -> HTTPTestRequestRecord {
-        waitUntil("the answer to \(path) recorded") { self.server.requests(for: path).first?.end != nil }
+        waitForLog("the answer to \(path) recorded") { log in log.first { $0.path == path }?.end != nil }
         return try XCTUnwrap(server.requests(for: path).first)
     }
 
@@ -194,7 +194,7 @@ final class HTTPTestServerTests: XCTestCase {
                 both.leave()
             }.resume()
         }
-        XCTAssertEqual(both.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(both.wait(timeout: .now() + Awaitable<Void>.hangGuard), .success)
         XCTAssertEqual(bodies.value, 2)
         XCTAssertEqual(server.acceptedConnectionCount, 2)
         XCTAssertGreaterThanOrEqual(server.bandwidthLimitTicks, 100_000 / perTick, "two bodies share one budget")
@@ -210,9 +210,9 @@ final class HTTPTestServerTests: XCTestCase {
         }.resume()
         waitUntil("throttled transfer under way") { self.server.bandwidthLimitTicks >= ticksBefore + 3 }
         server.bandwidthLimit = nil
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + Awaitable<Void>.hangGuard), .success)
         XCTAssertEqual(received.value, 1)
-        waitUntil("both answers recorded") { self.server.requests(for: "/big.bin").allSatisfy { $0.end != nil } }
+        waitForLog("both answers recorded") { log in log.filter { $0.path == "/big.bin" }.allSatisfy { $0.end != nil } }
         let record = try XCTUnwrap(server.requests(for: "/big.bin").last)
         XCTAssertGreaterThanOrEqual(record.throttleTicks, 3)
         XCTAssertLessThan(record.throttleTicks, 200)
@@ -222,12 +222,10 @@ final class HTTPTestServerTests: XCTestCase {
         server.inject(.delay(0.3), forPath: "/a.txt", schedule: .nth(1))
         XCTAssertEqual(fetch("a.txt").body, Data("hello\n".utf8))
         // (The client can hold the body before the server's thread has finished the request's record.)
-        waitUntil("the answer recorded") { self.server.requestLog.first?.end != nil }
+        waitForLog("the answer recorded") { $0.first?.end != nil }
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(server.requestLog.first).waitedBeforeHeaders, 0.3)
         XCTAssertEqual(fetch("a.txt").status, 200)
-        waitUntil("the second answer recorded") {
-            self.server.requestLog.count == 2 && self.server.requestLog[1].end != nil
-        }
+        waitForLog("the second answer recorded") { $0.count == 2 && $0[1].end != nil }
         XCTAssertEqual(server.requestLog.last?.waitedBeforeHeaders, 0)
     }
 
@@ -252,7 +250,7 @@ final class HTTPTestServerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stream.received.count, 1 << 20)
         let unit = Data("content of index.m3u8\n".utf8)
         XCTAssertEqual(stream.received.prefix(unit.count * 3), unit + unit + unit, "the resource repeated")
-        waitUntil("server gave up the connection") { self.server.requestLog.first?.end != nil }
+        waitForLog("server gave up the connection") { $0.first?.end != nil }
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(server.requestLog.first).bytesSent, 1 << 20)
     }
 
@@ -323,7 +321,7 @@ final class HTTPTestServerTests: XCTestCase {
             box.set(Fetched(body: data ?? Data(), response: response as? HTTPURLResponse, error: error))
             done.signal()
         }.resume()
-        guard done.wait(timeout: .now() + 60) == .success else {
+        guard done.wait(timeout: .now() + Awaitable<Void>.hangGuard) == .success else {
             XCTFail("\(request.url!) did not finish")
             return Fetched(body: Data(), response: nil, error: URLError(.timedOut))
         }
@@ -378,7 +376,7 @@ final class StreamingClient: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Waits (a minute at most) for the task to end; the session is then invalidated.
     func waitForCompletion() -> Bool {
-        let ok = done.wait(timeout: .now() + 60) == .success
+        let ok = done.wait(timeout: .now() + Awaitable<Void>.hangGuard) == .success
         lock.withLock { session }?.invalidateAndCancel()
         return ok
     }
@@ -400,7 +398,20 @@ final class StreamingClient: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 }
 
-/// Waits for `condition` (the server's records offer no event: ``Poll``); fails the test if it never holds.
+extension HTTPTestServerTests {
+    /// Waits until `condition` holds for the server's request log (told by the server as it records, not polled);
+    /// fails the test if it never holds.
+    func waitForLog(
+        _ what: String, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: ([HTTPTestRequestRecord]) -> Bool
+    ) {
+        if !server.waitForRequestLog(until: condition) {
+            XCTFail("timed out waiting for \(what)", file: file, line: line)
+        }
+    }
+}
+
+/// Waits for `condition` (counts the server keeps without an event: ``Poll``); fails the test if it never holds.
 func waitUntil(_ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
     if !Poll.until(condition) { XCTFail("timed out waiting for \(what)", file: file, line: line) }
 }
