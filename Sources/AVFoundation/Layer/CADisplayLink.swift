@@ -22,8 +22,8 @@ import PlaybackEngine
 /// at the display's refresh rate — the rate `CVDisplayLink` uses: SDL's current display mode once a player or video
 /// output exists, else a nominal 60 Hz — or at the factor of it closest to ``preferredFramesPerSecond`` /
 /// ``preferredFrameRateRange``. ``timestamp`` is the grid time of the tick being called back, ``targetTimestamp``
-/// the next callback's; a run loop late by more than half a period skips ticks (as Apple's link skips frames), it
-/// never calls back twice for one tick.
+/// the next callback's; a run loop late by a period or more skips ticks (as Apple's link skips frames), it never
+/// calls back twice for one tick.
 ///
 /// Differs from Apple:
 /// - Without an Objective-C runtime there are no selectors. `init(target:selector:)` takes an unapplied method
@@ -257,19 +257,24 @@ open class CADisplayLink: NSObject {
         }
     }
 
-    /// One timer firing (on the run loop's thread): calls back for the grid tick nearest now unless that tick was
-    /// called back already (another mode's timer) or the link is paused.
+    /// One timer firing (on the run loop's thread): calls back for its grid tick unless that tick was called back
+    /// already (another mode's timer) or the link is paused.
     private func tick() {
         let now = CVGetCurrentHostTime()
         let action: ((CADisplayLink) -> Void)? = state.withLock { s in
             guard let action = s.action, let grid = s.grid, now >= grid.origin else { return nil }
-            let n = Int64((Double(now - grid.origin) / grid.period).rounded())
+            // The grid tick at or before now: a timer that fires late (a busy run loop) calls back for the tick it is
+            // late for, on the grid, with the next one as `targetTimestamp` (rounding to the nearest tick took one
+            // more than half a period late for the coming tick, `timestamp` then off the grid and in the future). A
+            // millisecond's grace counts a timer that fires just before its tick as that tick's (the run loop fired
+            // them up to 0.7 ms early under load).
+            let n = Int64(((Double(now - grid.origin) + 1e6) / grid.period).rounded(.down))
             guard n > s.lastTick else { return nil }
             s.lastTick = n
             guard !s.isPaused else { return nil }
             let tickTime = Double(grid.origin) / 1e9 + Double(n) * grid.period / 1e9
-            // A timer may fire a little before its tick: `timestamp` is the last refresh, never in the future.
-            s.timestamp = min(tickTime, Double(now) / 1e9)
+            // On the grid: at most the millisecond's grace ahead of the host clock.
+            s.timestamp = tickTime
             s.targetTimestamp = tickTime + grid.period / 1e9
             s.duration = grid.refreshPeriod
             return action
