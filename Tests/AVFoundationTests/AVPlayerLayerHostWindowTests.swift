@@ -217,7 +217,7 @@ final class AVPlayerLayerHostWindowTests: XCTestCase {
         let own = VirtualPlayer(mode: .manual)
         let ownLayer = AVPlayerLayer(player: own.player)
         defer { ownLayer.player = nil }
-        let keys = LockedBox<[AVPlayerLayerWindowEvent]>([])
+        let keys = Locked<[AVPlayerLayerWindowEvent]>([])
         ownLayer.windowEventHandler = { event in keys.withLock { $0.append(event) } }
         own.player.replaceCurrentItem(with: AVPlayerItem(url: try fixture(.h264AAC)))
         waitUntil("both pictures") { embeddedLayer.isReadyForDisplay && ownLayer.isReadyForDisplay }
