@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CoreGraphics", targets: ["CoreGraphics"]),
         .library(name: "ImageIO", targets: ["ImageIO"]),
         .library(name: "CoreImage", targets: ["CoreImage"]),
+        .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "AVKit", targets: ["AVKit"]),
         .executable(name: "avplay", targets: ["avplay"]),
     ],
@@ -50,6 +51,8 @@ let package = Package(
         // apps write with Core Image (CIImage, CIContext on libswscale; no filter graph).
         .target(name: "ImageIO", dependencies: ["CoreGraphics", "FFmpegBridge", "OAVFLocking"]),
         .target(name: "CoreImage", dependencies: ["ImageIO", "CoreVideo", "FFmpegBridge"]),
+        // Apple's `UTType`: identifiers, conformance and tags of the image, audio, video and text types (Foundation only).
+        .target(name: "UniformTypeIdentifiers"),
 
         // The media engine (ffplay-style threads, serial-tagged queues, clock); `package` API only.
         .target(
@@ -106,6 +109,9 @@ let package = Package(
             exclude: ["FuzzRegressions"]),
         .testTarget(name: "AvplayTests", dependencies: ["TestSupport", "avplay", "OAVFLocking"]),
         .testTarget(name: "ImageIOTests", dependencies: ["ImageIO", "CoreImage", "TestSupport", "FFmpegBridge"]),
+        .testTarget(
+            name: "UniformTypeIdentifiersTests",
+            dependencies: ["UniformTypeIdentifiers", "ImageIO", "AVFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,7 @@ let package = Package(
             dependencies: [
                 .product(name: "AVFoundation", package: "OpenAVFoundation"),
                 .product(name: "ImageIO", package: "OpenAVFoundation"),
+                .product(name: "UniformTypeIdentifiers", package: "OpenAVFoundation"),
             ]),
     ],
     swiftLanguageModes: [.v6]

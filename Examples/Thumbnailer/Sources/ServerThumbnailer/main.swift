@@ -8,6 +8,7 @@
 // tolerances each picture is the keyframe at or before its time (nothing after it is decoded). The poster is exact.
 import AVFoundation
 import ImageIO
+import UniformTypeIdentifiers
 
 struct Failure: Error, CustomStringConvertible {
     var description: String
@@ -15,8 +16,8 @@ struct Failure: Error, CustomStringConvertible {
 
 /// Writes `image` to `url` as JPEG (`quality` 0…1) or PNG, through ImageIO.
 func write(_ image: CGImage, to url: URL, jpegQuality quality: Double?) throws {
-    let type = quality == nil ? "public.png" : "public.jpeg"
-    guard let destination = CGImageDestinationCreateWithURL(url as CFURL, type as CFString, 1, nil) else {
+    let type: UTType = quality == nil ? .png : .jpeg
+    guard let destination = CGImageDestinationCreateWithURL(url as CFURL, type.identifier as CFString, 1, nil) else {
         throw Failure(description: "can't write \(url.path)")
     }
     let properties = quality.map { [kCGImageDestinationLossyCompressionQuality: $0] as CFDictionary }
