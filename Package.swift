@@ -18,9 +18,10 @@ let package = Package(
     ],
     targets: [
         // C behind one door each (DESIGN.md "C behind a wall").
+        // libavfilter's headers come with the others; the library itself is opened on first use (CFFmpegFilterLoader).
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavfilter",
+            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample",
             providers: [
                 .apt([
                     "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev",
@@ -28,12 +29,19 @@ let package = Package(
                 ])
             ]
         ),
-        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        // SDL2's headers only (Debian: libsdl2-dev): the library is opened on first use (CSDL2Loader).
+        .systemLibrary(name: "CSDL2"),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
         .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(["libass-dev"])]),
 
+        // libavfilter and SDL2 each pull in 20-30 more libraries; instead of binding them at every process start
+        // (a third of the dynamic loader's work), these define the functions called, hidden, and open the library on
+        // the first call. No API of their own; nothing imports them.
+        .target(name: "CFFmpegFilterLoader"),
+        .target(name: "CSDL2Loader"),
+
         // Owning wrappers over every FFmpeg object; the only module that imports CFFmpeg.
-        .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CoreMedia", "CoreVideo"]),
+        .target(name: "FFmpegBridge", dependencies: ["CFFmpeg", "CFFmpegFilterLoader", "CoreMedia", "CoreVideo"]),
         // Owning wrappers over Rubber Band's stretcher and libass's library, renderer and track; the only module that
         // imports CRubberBand and CLibass.
         .target(name: "NativeBridge", dependencies: ["CRubberBand", "CLibass"]),
@@ -64,7 +72,7 @@ let package = Package(
         .target(name: "HLS", dependencies: ["PlaybackEngine", "FFmpegBridge", "CoreMedia", "OAVFLocking"]),
 
         // SDL2 audio device and (later) window presenter behind the engine's sink protocols.
-        .target(name: "SDLOutput", dependencies: ["CSDL2", "PlaybackEngine", "OAVFLocking"]),
+        .target(name: "SDLOutput", dependencies: ["CSDL2", "CSDL2Loader", "PlaybackEngine", "OAVFLocking"]),
 
         // The public API.
         .target(

@@ -75,7 +75,8 @@ package final class AudioFilterGraph {
             (UnsafeMutablePointer<AVFilterContext>, UnsafeMutablePointer<AVFilterContext>)
         )
     {
-        guard let graph = avfilter_graph_alloc() else { fatalError("AudioFilterGraph: out of memory") }
+        // Nil also when libavfilter cannot be opened (it is loaded on first use: Sources/CFFmpegFilterLoader).
+        guard let graph = avfilter_graph_alloc() else { throw FFmpegError.posix(ENOSYS) }
         // One thread: the stage runs inside the caller's pull, not on libavfilter's worker threads.
         graph.pointee.nb_threads = 1
         var layoutName = [CChar](repeating: 0, count: 128)

@@ -232,6 +232,9 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
     /// window is not an X11 one (SDL's Wayland driver, for one). Call it where the app calls SDL.
     package static func x11WindowID(ofSDLWindow window: OpaquePointer) -> UInt? {
         typealias GetWindowWMInfo = @convention(c) (OpaquePointer, UnsafeMutableRawPointer) -> SDL_bool
+        // SDL_GetVersion first: it loads libSDL2 (on first use, globally: Sources/CSDL2Loader) if nothing has.
+        var version = SDL_version()
+        SDL_GetVersion(&version)
         guard let symbol = dlsym(nil, "SDL_GetWindowWMInfo") else { return nil }
         let getInfo = unsafeBitCast(symbol, to: GetWindowWMInfo.self)
         // `SDL_SysWMinfo`: SDL_version (3 bytes), SDL_SYSWM_TYPE subsystem (int, at 4), then the union (at 8):
@@ -239,8 +242,6 @@ package final class SDLVideoWindow: VideoWindow, @unchecked Sendable {
         let info = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 16)
         defer { info.deallocate() }
         info.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
-        var version = SDL_version()
-        SDL_GetVersion(&version)
         info.storeBytes(of: version, as: SDL_version.self)
         guard getInfo(window, info) == SDL_TRUE else { return nil }
         let subsystemX11: Int32 = 2
