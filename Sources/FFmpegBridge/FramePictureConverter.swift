@@ -12,6 +12,10 @@ import Foundation
 package final class FramePictureConverter {
     /// The cached scaler context; owned.
     private var context: OpaquePointer?
+    /// What `context` was made for: source size and format, output size, then the colour details set on it. Kept
+    /// here because `sws_getCachedContext` cannot tell: libswscale records B G R X output as BGRA inside the context,
+    /// so its cache missed on every call and rebuilt the filters for each picture.
+    private var made: (geometry: [Int32], colour: [Int32])?
 
     /// A converter; the context is made on first use.
     package init() {}
@@ -42,17 +46,25 @@ package final class FramePictureConverter {
         }
         // Bicubic, as ffmpeg's `scale` filter: a thumbnail's downscale averages away what accurate rounding and
         // full-resolution chroma would add (they cost about twice the time at 1080p).
-        context = sws_getCachedContext(
-            context, f.width, f.height, format, Int32(width), Int32(height), AV_PIX_FMT_BGR0, SWS_BICUBIC, nil, nil,
-            nil)
+        let geometry = [f.width, f.height, format.rawValue, Int32(width), Int32(height)]
+        if made?.geometry != geometry || context == nil {
+            sws_freeContext(context)
+            made = nil
+            context = sws_getContext(
+                f.width, f.height, format, Int32(width), Int32(height), AV_PIX_FMT_BGR0, SWS_BICUBIC, nil, nil, nil)
+        }
         guard let context else { throw FFmpegError.posix(EINVAL) }
         var matrix = Int32(f.colorspace.rawValue)
         if f.colorspace == AVCOL_SPC_UNSPECIFIED || f.colorspace == AVCOL_SPC_RESERVED {
             matrix = f.height > 576 ? SWS_CS_ITU709 : SWS_CS_ITU601
         }
-        sws_setColorspaceDetails(
-            context, sws_getCoefficients(matrix), fullRange ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0,
-            1 << 16, 1 << 16)
+        let colour = [matrix, fullRange ? 1 : 0]
+        if made?.colour != colour {
+            sws_setColorspaceDetails(
+                context, sws_getCoefficients(matrix), fullRange ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0,
+                1 << 16, 1 << 16)
+        }
+        made = (geometry, colour)
         let stride = Self.bytesPerRow(width: width)
         var out = Data(count: stride * height)
         let rc = out.withUnsafeMutableBytes { target -> Int32 in
