@@ -1,4 +1,5 @@
 import AVFoundation
+import OAVFLocking
 
 /// `avplay thumbs FILE (--count N | --every T) [--width W] [--keyframes] -o sheet.png`: a contact sheet of pictures
 /// taken at exact times (or, with `--keyframes`, the keyframe at or before each time: nothing else is decoded), each
@@ -118,26 +119,30 @@ enum ThumbsCommand {
                 generator.requestedTimeToleranceAfter = .zero
             }
             let wanted = times(o.spacing, duration: duration.seconds)
-            var pictures: [(image: CGImage, requested: Double, time: CMTime)] = []
-            for await result in generator.images(for: wanted.map { CMTime(seconds: $0, preferredTimescale: 1_000_000) })
-            {
-                pictures.append((try result.image, result.requestedTime.seconds, try result.actualTime))
+            let requested = wanted.map { CMTime(seconds: $0, preferredTimescale: 1_000_000) }
+            // The completion-handler form: each picture goes into the sheet on the generator's own thread as it is
+            // made (no hop to this task per picture), and this task waits once, for the last.
+            let assembly = Locked(SheetAssembly(requested: requested))
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                generator.generateCGImagesAsynchronously(forTimes: requested.map { NSValue(time: $0) }) {
+                    time, image, actual, _, error in
+                    let finished = assembly.withLock { a -> Bool in
+                        a.answer(time, image: image, actualTime: actual, error: error)
+                        return a.isComplete
+                    }
+                    if finished { done.resume() }
+                }
             }
-            guard let first = pictures.first?.image else {
-                throw FrameGrabber.Failure(description: "“\(name)” gave no pictures.")
-            }
-            let sheet = try ContactSheet(
-                count: pictures.count, thumbnailWidth: first.width, thumbnailHeight: first.height)
-            for (i, p) in pictures.enumerated() {
-                sheet.place(p.image, label: FrameCommand.format(p.time.seconds), at: i)
+            let (sheet, cells) = try assembly.withLock { a in try a.result(name: name) }
+            for (i, cell) in cells.enumerated() {
                 let origin = sheet.origin(of: i)
                 print(
-                    "\(i): at \(FrameCommand.format(p.requested)) frame \(FrameCommand.format(p.time.seconds)) "
-                        + "cell \(origin.x),\(origin.y)")
+                    "\(i): at \(FrameCommand.format(cell.requested.seconds)) frame "
+                        + "\(FrameCommand.format(cell.actual.seconds)) cell \(origin.x),\(origin.y)")
             }
             try OAVFWritePNG(sheet.buffer, to: URL(fileURLWithPath: o.output))
             print(
-                "\(pictures.count) pictures, \(sheet.columns)x\(sheet.rows) grid, "
+                "\(cells.count) pictures, \(sheet.columns)x\(sheet.rows) grid, "
                     + "\(CVPixelBufferGetWidth(sheet.buffer))x\(CVPixelBufferGetHeight(sheet.buffer)) → \(o.output)")
             return 0
         } catch {
@@ -147,8 +152,58 @@ enum ThumbsCommand {
     }
 }
 
+/// The sheet being filled by an image generator's handler, one answer at a time (its owner serialises the calls).
+struct SheetAssembly: Sendable {
+    /// The times asked for, in the sheet's order.
+    let requested: [CMTime]
+    /// The sheet, made on the first picture (its size is the thumbnails').
+    private var sheet: ContactSheet?
+    /// Each cell's picture time, once answered with a picture.
+    private var actualTimes: [CMTime?]
+    /// How many times were answered.
+    private var answered = 0
+    /// The first failure, by time.
+    private var failure: (index: Int, error: any Error)?
+
+    init(requested: [CMTime]) {
+        self.requested = requested
+        actualTimes = Array(repeating: nil, count: requested.count)
+    }
+
+    /// Whether every time was answered.
+    var isComplete: Bool { answered == requested.count }
+
+    /// Places the picture answering `time` (or records why there is none).
+    mutating func answer(_ time: CMTime, image: CGImage?, actualTime: CMTime, error: (any Error)?) {
+        answered += 1
+        guard let index = requested.firstIndex(of: time) else { return }
+        guard let image else {
+            let error = error ?? FrameGrabber.Failure(description: "no picture at \(FrameCommand.format(time.seconds))")
+            if failure.map({ index < $0.index }) ?? true { failure = (index, error) }
+            return
+        }
+        if sheet == nil {
+            sheet = try? ContactSheet(
+                count: requested.count, thumbnailWidth: image.width, thumbnailHeight: image.height)
+        }
+        sheet?.place(image, label: FrameCommand.format(actualTime.seconds), at: index)
+        actualTimes[index] = actualTime
+    }
+
+    /// The filled sheet and each cell's times; throws the first failure.
+    func result(name: String) throws -> (ContactSheet, [(requested: CMTime, actual: CMTime)]) {
+        if let failure { throw failure.error }
+        guard let sheet, actualTimes.allSatisfy({ $0 != nil }) else {
+            throw FrameGrabber.Failure(description: "“\(name)” gave no pictures.")
+        }
+        return (sheet, zip(requested, actualTimes).map { ($0, $1!) })
+    }
+}
+
 /// A BGRA contact sheet: a grid of thumbnails with labels under them (layout in ``ThumbsCommand``).
-final class ContactSheet {
+///
+/// `@unchecked Sendable`: not thread-safe; its owner (a ``SheetAssembly`` inside a lock) serialises every use.
+final class ContactSheet: @unchecked Sendable {
     let buffer: CVPixelBuffer
     let columns: Int
     let rows: Int
