@@ -54,6 +54,18 @@ final class AvplayInfoTests: XCTestCase {
         XCTAssertEqual(timescale, longest.1)
     }
 
+    /// `info` needs neither SDL2 nor libavfilter, which are opened on first use (Sources/CSDL2Loader,
+    /// Sources/CFFmpegFilterLoader): the 50 libraries they pull in are not loaded at all (the dynamic loader's trace).
+    func test_info_loadsNeitherSDLNorLibavfilter() throws {
+        let url = try Fixtures.url(.h264AAC)
+        let r = try Subprocess.run("/usr/bin/env", ["LD_DEBUG=files", Self.binary.path, "info", url.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("Duration:"))
+        XCTAssertTrue(r.stderr.contains("libavcodec.so"), "the dynamic loader's trace lists what it loads")
+        XCTAssertFalse(r.stderr.contains("libSDL2"), "SDL2 is loaded only when a device or window is opened")
+        XCTAssertFalse(r.stderr.contains("libavfilter"), "libavfilter is loaded only to stretch audio or tone-map")
+    }
+
     func test_text_listsTracksMetadataAndSelection() throws {
         let r = try run(["info", try Fixtures.url(.multiAudioSubtitles).path])
         XCTAssertEqual(r.status, 0, r.stderr)
