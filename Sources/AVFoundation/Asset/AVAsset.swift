@@ -453,6 +453,8 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
                         name: c.name, value: c.value, domain: c.domain, path: c.path, isSecure: c.isSecure,
                         expiresDate: c.expiresDate)
                 }
+            } else if k == Self.oavfNetworkTransportKey, let transport = v as? any NetworkTransport {
+                sendable[k] = NetworkTransportReference(transport)
             } else if let b = v as? Bool {
                 sendable[k] = b
             } else if let n = v as? NSNumber {
@@ -476,6 +478,11 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
 
     /// The request header that carries ``httpSessionIdentifier``.
     static let sessionHeader = "X-Playback-Session-Id"
+
+    /// Not Apple's, and not public: the options key whose value (a `NetworkTransport`) carries the asset's requests
+    /// instead of URLSession and times its transfers on its own clock — how a test plays a stream over a recorded
+    /// network trace on the player's virtual clock (`SourceOptions.transport`).
+    static let oavfNetworkTransportKey = "oavfNetworkTransport"
 
     public convenience init(url URL: URL) {
         self.init(url: URL, options: nil)

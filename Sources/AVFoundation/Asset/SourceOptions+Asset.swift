@@ -3,8 +3,8 @@ import PlaybackEngine
 
 extension SourceOptions {
     /// The engine's network options for an asset's options dictionary: `AVURLAssetHTTPUserAgentKey` (a `String`),
-    /// `"AVURLAssetHTTPHeaderFieldsKey"` (`[String: String]`) and `AVURLAssetHTTPCookiesKey`; other keys are not the
-    /// engine's business.
+    /// `"AVURLAssetHTTPHeaderFieldsKey"` (`[String: String]`), `AVURLAssetHTTPCookiesKey` and (tests)
+    /// `AVURLAsset.oavfNetworkTransportKey`; other keys are not the engine's business.
     /// Any thread.
     init(assetOptions options: [String: Any]) {
         self.init(
@@ -13,5 +13,6 @@ extension SourceOptions {
         // (`AVURLAsset` keeps the `[HTTPCookie]` an app passes as values any thread can hold.)
         cookies = options[AVURLAssetHTTPCookiesKey] as? [SourceCookie] ?? []
         prefersPreciseDuration = options[AVURLAssetPreferPreciseDurationAndTimingKey] as? Bool ?? false
+        transport = options[AVURLAsset.oavfNetworkTransportKey] as? NetworkTransportReference
     }
 }

@@ -13,7 +13,11 @@ import FoundationNetworking
 /// Only `http` and `https` are fetched, also across redirects: a remote playlist can never make the player read a
 /// local file or another scheme. A request that receives nothing for `SourceOptions.readTimeoutMicroseconds` (15 s)
 /// fails: that timeout is URLSession's and runs in real time, not on the source's clock (`SourceOptions.clock`) — it
-/// protects against a dead server, and a virtual clock standing still must not keep a dead transfer alive. Thread-safe;
+/// protects against a dead server, and a virtual clock standing still must not keep a dead transfer alive.
+///
+/// With a ``NetworkTransport`` (`SourceOptions.transport`, a test's network trace) the requests go through it instead
+/// of URLSession, and the transfers are timed on its clock; responses, bodies, the logs and cancelling are handled as
+/// for URLSession's (no redirects, no request timeout: the transport carries what it carries). Thread-safe;
 /// ``invalidate()`` ends every transfer.
 final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let options: SourceOptions
@@ -27,8 +31,12 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     private let lock = ConditionLock()
     /// The session's delegate queue (serial): tasks are cancelled there, in order with their completions.
     private let delegateQueue: OperationQueue
-    /// Guarded by `lock`: the bodies of the transfers in flight, by task.
+    /// Guarded by `lock`: the bodies of the transfers in flight, by task (a transport's: by negative numbers).
     private var streams: [Int: HTTPBodyStream] = [:]
+    /// Guarded by `lock`: the last number given to a transport's transfer.
+    private var lastTransportTransfer = 0
+    /// The transport the requests go through instead of URLSession, when the options give one.
+    private let transport: (any NetworkTransport)?
     /// Guarded by `lock`.
     private var session: URLSession?
     private var invalidated = false
@@ -39,6 +47,7 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     init(options: SourceOptions, wakers: WaitWakers = WaitWakers()) {
         self.options = options
         self.wakers = wakers
+        transport = options.transport?.transport
         let configuration = URLSessionConfiguration.ephemeral
         let timeout = Double(options.readTimeoutMicroseconds) / 1e6
         configuration.timeoutIntervalForRequest = timeout
@@ -75,9 +84,15 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         mediaDuration: TimeInterval = 0, indicatedBitrate: Double? = nil,
         content: NetworkLog.Transfer.Content = .unspecified
     ) -> HTTPBodyStream {
+        let clock: @Sendable () -> Double
+        if let transport {
+            clock = { transport.now }
+        } else {
+            clock = { MonotonicTime.now }
+        }
         let stream = HTTPBodyStream(
             url: url, kind: kind, mediaDuration: mediaDuration, indicatedBitrate: indicatedBitrate, content: content,
-            wakers: wakers)
+            wakers: wakers, now: clock)
         guard Self.isFetchable(url) else {
             stream.finish(error: Self.forbidden(url))
             return stream
@@ -92,6 +107,7 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
             let end = range.upperBound == Int64.max ? "" : String(range.upperBound)
             request.setValue("bytes=\(range.lowerBound)-\(end)", forHTTPHeaderField: "Range")
         }
+        if let transport { return start(request, of: stream, through: transport) }
         let task: URLSessionDataTask? = lock.withLock {
             guard !invalidated, let session else { return nil }
             let task = session.dataTask(with: request)
@@ -182,20 +198,27 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         guard let stream = stream(for: dataTask) else { return completionHandler(.cancel) }
-        let http = response as? HTTPURLResponse
-        if let http { stream.received(response: http) }
-        if let http, let error = Self.failure(status: http.statusCode, url: dataTask.originalRequest?.url ?? stream.url)
-        {
-            log.record(
-                NetworkLog.Failure(
-                    date: Date(), uri: stream.url.absoluteString, serverAddress: addresses.address(of: stream.url),
-                    statusCode: http.statusCode, domain: "HTTP",
-                    comment: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
-                    responseHeaders: Self.headers(of: http)))
-            stream.finish(error: error)
-            return completionHandler(.cancel)
+        let accepted = accept(response as? HTTPURLResponse, of: stream, requested: dataTask.originalRequest?.url)
+        completionHandler(accepted ? .allow : .cancel)
+    }
+
+    /// The response to `stream`'s request arrived (at `time` on the stream's clock; nil: now): false when its status
+    /// refuses it (the failure is logged and ends the body).
+    private func accept(
+        _ http: HTTPURLResponse?, of stream: HTTPBodyStream, requested: URL?, at time: Double? = nil
+    ) -> Bool {
+        if let http { stream.received(response: http, at: time) }
+        guard let http, let error = Self.failure(status: http.statusCode, url: requested ?? stream.url) else {
+            return true
         }
-        completionHandler(.allow)
+        log.record(
+            NetworkLog.Failure(
+                date: Date(), uri: stream.url.absoluteString, serverAddress: addresses.address(of: stream.url),
+                statusCode: http.statusCode, domain: "HTTP",
+                comment: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
+                responseHeaders: Self.headers(of: http)))
+        stream.finish(error: error)
+        return false
     }
 
     /// A response's header fields as strings (what the error log shows of a failed request).
@@ -223,6 +246,11 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let stream = lock.withLock { streams.removeValue(forKey: task.taskIdentifier) }
         guard let stream else { return }
+        complete(stream, error: error)
+    }
+
+    /// `stream`'s transfer ended (it has left `streams`): logged, and its body ends.
+    private func complete(_ stream: HTTPBodyStream, error: (any Error)?) {
         var error = error
         if error == nil, stream.isShortOfItsLength {
             // A connection closed before the announced length is a failed transfer, not a short segment.
@@ -253,6 +281,68 @@ final class HLSHTTPClient: NSObject, URLSessionDataDelegate, @unchecked Sendable
                     duration: stream.downloadDuration, start: stream.started, monotonicStart: stream.startedMonotonic,
                     mediaDuration: stream.mediaDuration,
                     indicatedBitrate: stream.indicatedBitrate, content: stream.content))
+        }
+    }
+}
+
+// MARK: Through a NetworkTransport
+
+extension HLSHTTPClient {
+    /// Starts `request` through `transport`; its deliveries go to `stream` while the transfer is registered.
+    fileprivate func start(
+        _ request: URLRequest, of stream: HTTPBodyStream, through transport: any NetworkTransport
+    ) -> HTTPBodyStream {
+        let number: Int? = lock.withLock {
+            guard !invalidated else { return nil }
+            lastTransportTransfer -= 1
+            streams[lastTransportTransfer] = stream
+            return lastTransportTransfer
+        }
+        guard let number else {
+            stream.finish(error: FFmpegError.exit)
+            return stream
+        }
+        let stop = transport.start(request, receiver: TransportDelivery(client: self, number: number))
+        stream.setStopTransfer { [weak self] in
+            // Forgotten first, as a cancelled task: what still arrives goes nowhere and nothing is logged. Stopped
+            // also after ``invalidate()`` forgot it (a transport's transfer takes a share of its link until stopped).
+            if let self { _ = lock.withLock { streams.removeValue(forKey: number) } }
+            stop()
+        }
+        return stream
+    }
+
+    /// What a transport delivers for transfer `number`, handled as URLSession's delegate calls are.
+    fileprivate final class TransportDelivery: NetworkTransferReceiver, @unchecked Sendable {
+        private weak var client: HLSHTTPClient?
+        private let number: Int
+
+        init(client: HLSHTTPClient, number: Int) {
+            self.client = client
+            self.number = number
+        }
+
+        private var stream: HTTPBodyStream? {
+            client.flatMap { client in client.lock.withLock { client.streams[number] } }
+        }
+
+        func transferReceived(response: HTTPURLResponse, at time: Double) {
+            guard let client, let stream else { return }
+            if !client.accept(response, of: stream, requested: stream.url, at: time) {
+                // Refused: as URLSession's cancelled task, the transfer ends without another log entry.
+                _ = client.lock.withLock { client.streams.removeValue(forKey: number) }
+            }
+        }
+
+        func transferReceived(_ data: Data, at time: Double) {
+            stream?.append(data, at: time)
+        }
+
+        func transferFinished(error: (any Error)?) {
+            guard let client, let stream = client.lock.withLock({ client.streams.removeValue(forKey: number) }) else {
+                return
+            }
+            client.complete(stream, error: error)
         }
     }
 }

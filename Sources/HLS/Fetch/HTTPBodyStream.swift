@@ -13,7 +13,8 @@ import FoundationNetworking
 /// Real time, whatever clock the source's schedules run on (`SourceOptions.clock`): the download's duration is what
 /// the bandwidth estimate and the access log measure of the network, which a virtual clock does not see (bytes
 /// arrive while it stands still), so it is taken on the monotonic host clock (``MonotonicTime``; never wall time,
-/// which can jump). The reader's wait does not poll: arriving bytes, the end and ``cancel()`` signal it, and its
+/// which can jump) — or on the clock of the transport that carries the bytes (`SourceOptions.transport`: a test's
+/// network trace on a virtual clock stamps each arrival with its time there). The reader's wait does not poll: arriving bytes, the end and ``cancel()`` signal it, and its
 /// reader's interruption wakes it through ``wakers`` (the source's ``HLSReadControl/wakeWaiters()``). A server that
 /// stops sending is the HTTP client's request timeout (`SourceOptions.readTimeoutMicroseconds`, 15 s), also real
 /// time: it protects against a dead server, which no test clock should be able to hold back or hasten.
@@ -33,9 +34,12 @@ final class HTTPBodyStream: @unchecked Sendable {
     /// When it was asked for (the client hands the request to the session right after): the wall-clock date the
     /// logs show (a date is the value here; nothing is measured from it).
     let started = Date()
-    /// The same instant on the monotonic clock (seconds), which durations are measured from, and by which the
-    /// bandwidth meter lines transfers up (``NetworkLog/Transfer/monotonicStart``).
-    let startedMonotonic = MonotonicTime.now
+    /// The same instant on the monotonic clock (seconds; the transport's clock when one carries the bytes), which
+    /// durations are measured from, and by which the bandwidth meter lines transfers up
+    /// (``NetworkLog/Transfer/monotonicStart``).
+    let startedMonotonic: Double
+    /// Now on that clock.
+    private let now: @Sendable () -> Double
     /// Guards the fields below; signalled when bytes arrive, the body ends or is abandoned. URLSession's delegate
     /// queue appends, the source's reading thread reads. Not an engine command: the reader blocks in libavformat's I/O
     /// callback, outside the engine's loop.
@@ -62,8 +66,10 @@ final class HTTPBodyStream: @unchecked Sendable {
     init(
         url: URL, kind: NetworkLog.Transfer.Kind = .other, mediaDuration: TimeInterval = 0,
         indicatedBitrate: Double? = nil, content: NetworkLog.Transfer.Content = .unspecified,
-        wakers: WaitWakers = WaitWakers()
+        wakers: WaitWakers = WaitWakers(), now: @escaping @Sendable () -> Double = { MonotonicTime.now }
     ) {
+        self.now = now
+        startedMonotonic = now()
         self.wakers = wakers
         self.url = url
         self.kind = kind
@@ -77,7 +83,7 @@ final class HTTPBodyStream: @unchecked Sendable {
     /// (the body is buffered as it arrives, whether or not anybody reads it), so neither the bandwidth estimate nor
     /// the access log counts the time a body waited for a paused or busy consumer.
     var downloadDuration: TimeInterval {
-        condition.withLock { (lastArrival ?? MonotonicTime.now) - startedMonotonic }
+        condition.withLock { (lastArrival ?? now()) - startedMonotonic }
     }
 
     /// The response's HTTP status (nil before the response).
@@ -88,9 +94,10 @@ final class HTTPBodyStream: @unchecked Sendable {
 
     // MARK: Network side
 
-    func received(response: HTTPURLResponse) {
+    /// The response arrived (`time`: when, on the stream's clock; nil: now).
+    func received(response: HTTPURLResponse, at time: Double? = nil) {
         condition.withLock {
-            lastArrival = MonotonicTime.now
+            lastArrival = time ?? now()
             status = response.statusCode
             finalURL = response.url
             expectedLength = response.expectedContentLength > 0 ? response.expectedContentLength : nil
@@ -109,7 +116,8 @@ final class HTTPBodyStream: @unchecked Sendable {
         condition.withLock { expectedLength.map { received < $0 } ?? false }
     }
 
-    func append(_ data: Data) {
+    /// Bytes of the body arrived (`time`: when, on the stream's clock; nil: now).
+    func append(_ data: Data, at time: Double? = nil) {
         condition.withLock {
             guard !abandoned else { return }
             if pendingOffset > 0 && pendingOffset == pending.count {
@@ -118,7 +126,7 @@ final class HTTPBodyStream: @unchecked Sendable {
             }
             pending.append(data)
             received += Int64(data.count)
-            if !data.isEmpty { lastArrival = MonotonicTime.now }
+            if !data.isEmpty { lastArrival = time ?? now() }
             condition.broadcast()
         }
     }

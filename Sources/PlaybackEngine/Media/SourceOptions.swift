@@ -33,7 +33,8 @@ package struct SourceOptions: Sendable, Hashable {
     /// The clock a source's schedules and timed waits run on (an HLS source's live reloads, its unchanged-playlist
     /// rule and its retry back-off): the host clock unless the engine playing the source gives it its own
     /// (``MediaClock/forSources(of:)``). Network I/O timeouts (``readTimeoutMicroseconds``) and transfer timings
-    /// stay in real time: they measure a server, not media. Compared like the other options, except by the public
+    /// stay in real time (transfer timings on the ``transport``'s clock when one is given): they measure a server, not
+    /// media. Compared like the other options, except by the public
     /// layer's shelf of sources opened by an asset's loading: a source taken from it adopts the taker's clock.
     package var clock = MediaClock.host
     /// The bandwidth (bits per second) an earlier item of the same player measured of this presentation's host
@@ -43,6 +44,9 @@ package struct SourceOptions: Sendable, Hashable {
     /// Whether a streamed presentation starts on the first variant listed within the caps even when an estimate is
     /// known (`startsOnFirstEligibleVariant`); the estimate still decides the next segments.
     package var startsOnFirstEligibleVariant = false
+    /// How a streamed source's requests reach their server and the clock its transfers are timed on; nil: its own
+    /// `URLSession`, timed on the monotonic host clock (see ``NetworkTransport``).
+    package var transport: NetworkTransportReference?
 
     /// A width and height in pixels.
     package struct PixelSize: Sendable, Hashable {
