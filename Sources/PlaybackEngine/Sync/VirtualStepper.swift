@@ -2,7 +2,10 @@ import CoreMedia
 
 /// Plays forwards on a ``VirtualClock``. Untimed: as fast as decoding allows, every picture presented and every
 /// audio sample written, the clock moved to each chunk's end. Manual: to wherever the test moved the clock, audio
-/// rendered exactly up to it.
+/// rendered exactly up to it — for a network source, no further than its media has been read: a clock moved past the
+/// end of what has arrived plays up to it and stalls there, as real time would (the playhead stops, the item waits
+/// to play, ``LoadControl`` says when it resumes), instead of running on while pictures stop. A local source's data
+/// is always there: its clock runs on (its decoders catch up).
 ///
 /// Engine thread only.
 final class VirtualStepper {
@@ -18,14 +21,28 @@ final class VirtualStepper {
         let audio = core.audio
         let presenter = core.presenter
         let stopped: () -> Bool = { [core] in core.isStopping }
+        let waitsForData = transport.isManual && !session.isLocal
+        if waitsForData && core.loadControl.isStalled {
+            core.publishBuffer(session)
+            guard
+                core.loadControl.shouldResume(session, playhead: transport.playhead, waits: core.automaticallyWaits)
+            else { return EngineCore.idleInterval }
+            core.endStall(session)
+        }
         core.startIfNeeded(session, host: transport.hostNow())
         let from = transport.playhead
         let end = core.endTime(session)
         let plays = audio.plays(rate: rate, algorithm: transport.algorithm)
         var t: CMTime
+        var runsDry = false
         if transport.isManual {
             t = transport.now()
             if let end, t > end { t = end }
+            // A network source's media ends where its reading stands (nothing read yet: at the playhead).
+            if waitsForData, !session.isAtEndOfFile, case let read = session.bufferedEnd ?? from, t > read {
+                t = max(from, read)
+                runsDry = true
+            }
             if session.hasAudio && plays {
                 audio.render(session, upTo: t, rate: rate, stopped: stopped)
             } else {
@@ -54,6 +71,10 @@ final class VirtualStepper {
         presenter.presentDue(session, upTo: t, untimed: true)
         core.advanceObservers(to: t)
         if core.checkEnd(session, at: t, end: end) { return 0 }
+        if runsDry {
+            core.enterStall(session, at: t)
+            return EngineCore.idleInterval
+        }
         core.publishBuffer(session)
         return transport.isManual ? EngineCore.idleInterval : 0
     }
