@@ -11,7 +11,9 @@ import OAVFLocking
 /// - `.manual`: time stands still until ``advance(by:)``; the engine then presents what became due.
 ///   Tests of time observers use this to step playback exactly. An HTTP Live Streaming item's schedules run on it
 ///   too (live playlist reloads, the unchanged-playlist limit, the segment retry back-off); under `.untimed` they
-///   keep real time. Network timeouts and transfer timings are always real time.
+///   keep real time. Network timeouts are always real time, and so are transfer timings unless a test's network
+///   transport carries the item's requests on this clock. A network item on a `.manual` clock plays no further than
+///   its media has arrived: moved past that, it stalls (`.waitingToPlayAtSpecifiedRate`) as in real time.
 ///
 /// Thread-safe.
 public final class VirtualClock: CMClock, @unchecked Sendable {

@@ -8,15 +8,10 @@ import XCTest
 /// with the default policy, and the oracle (the best schedule in hindsight). The ladder is the bench's (600, 1,100
 /// and 2,100 kbit/s declared, 2 s segments, 60 s); the buffer holds 14 s at most (``PlaybackRules``).
 ///
-/// Why these cases (start-up on a fast link, an outage shorter than the buffer, a step down) run on the simulation
-/// and not on the player with the loopback server replaying the trace on the virtual clock: the estimate is made of
-/// real transfers timed on the monotonic host clock (``HTTPBodyStream``: bytes arrive while a virtual clock stands
-/// still, so a transfer's duration is the network's, by design), and URLSession moves the bytes in real time. A
-/// server pacing a trace by virtual 100 ms slots would need the body streams to stamp arrivals on the source's clock
-/// and the test to move the clock only once the bytes released for a slot have reached them (curl and URLSession's
-/// delegate queue buffer in between: an arrival seen after the clock moved on is stamped late and lowers the
-/// estimate). The simulation plays the same ``DefaultVariantPolicy`` on the same ``BandwidthEstimator``; the player's
-/// own start-up and switches run in real time in `HLSStartUpTests` and `HLSAdaptiveRealTimeTests`.
+/// The same cases (start-up on a fast link, an outage shorter than the buffer, a step down) also run on the player
+/// itself, on its manual virtual clock, over `TraceNetwork` (a network transport carrying a trace in the clock's
+/// time): `HLSAdaptiveClockTests`. Here the simulation plays the same ``DefaultVariantPolicy`` on the same
+/// ``BandwidthEstimator`` against the bench's traces and the oracle.
 final class ABRTraceTests: XCTestCase {
     static let ladder = SimulatedLadder(
         bitRates: [600_000, 1_100_000, 2_100_000], segmentDuration: 2, segmentCount: 30)

@@ -10,7 +10,9 @@ import PlaybackEngine
 ///
 /// Real time, whatever clock the source's schedules run on: a transfer's duration is the network's (measured on the
 /// monotonic host clock by ``HTTPBodyStream``), which a virtual clock cannot stand for — bytes arrive while it stands
-/// still. A test controls the measured bit rate with the loopback server's throttle, not with the clock.
+/// still. A test controls the measured bit rate with the loopback server's throttle, or gives the source a network
+/// transport that carries a bandwidth trace on its virtual clock (`SourceOptions.transport`): then every transfer is
+/// timed on that clock.
 ///
 /// Owned by the source's reading thread.
 final class BandwidthMeter {
