@@ -59,7 +59,7 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     /// app's threads pulling a picture not converted yet (`copyPixelBuffer`). Lock order: this lock, then the
     /// store's. Not an engine command: conversion runs off the engine's threads, on the output's own queue.
     private let converterLock = ConditionLock()
-    /// Converts pictures as they arrive (``picturesArrived()``), off the engine's and the app's threads.
+    /// Converts pictures as they arrive (``picturesArrived(_:)``), off the engine's and the app's threads.
     private let conversionQueue = DispatchQueue(label: "OpenAVFoundation.AVPlayerItemVideoOutput.conversion")
     /// Whether a conversion pass is queued and not started yet (the engine's presenting thread sets it, the
     /// conversion queue clears it).
@@ -115,16 +115,11 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     }
 
     /// The buffer `entry` is vended as: the decoder's own when it has the output's format and size, else its
-    /// conversion (made ahead by ``picturesArrived()`` as a rule, here when the pull came first).
+    /// conversion (made ahead by ``picturesArrived(_:)`` as a rule, here when the pull came first).
     private func vended(_ entry: VideoOutputStore.Entry, onPull: Bool) -> CVPixelBuffer? {
         if let converted = entry.converted { return converted }
         let decoded = entry.buffer
-        let decodedFormat = CVPixelBufferGetPixelFormatType(decoded)
-        let format = pixelFormatType ?? Self.defaultFormat(forDecoded: decodedFormat)
-        let (width, height) = outputSize(for: decoded)
-        if format == decodedFormat, width == CVPixelBufferGetWidth(decoded), height == CVPixelBufferGetHeight(decoded) {
-            return decoded
-        }
+        guard let (format, width, height) = conversion(of: decoded) else { return decoded }
         converterLock.lock()
         defer { converterLock.unlock() }
         // Converted meanwhile (ahead, or by another thread pulling the same picture).
@@ -140,11 +135,24 @@ open class AVPlayerItemVideoOutput: AVPlayerItemOutput, @unchecked Sendable {
     /// How many pictures were converted ahead of their pull and on a pulling thread (tests).
     var conversionCounts: (ahead: Int, onPull: Int) { converterLock.withLock { conversions } }
 
+    /// The format and size `decoded` is vended in, or nil when it is vended as it is (no conversion).
+    private func conversion(of decoded: CVPixelBuffer) -> (format: OSType, width: Int, height: Int)? {
+        let decodedFormat = CVPixelBufferGetPixelFormatType(decoded)
+        let format = pixelFormatType ?? Self.defaultFormat(forDecoded: decodedFormat)
+        let (width, height) = outputSize(for: decoded)
+        if format == decodedFormat, width == CVPixelBufferGetWidth(decoded), height == CVPixelBufferGetHeight(decoded) {
+            return nil
+        }
+        return (format, width, height)
+    }
+
     /// Pictures arrived (the engine's presenting thread, from ``VideoOutputStore``): converts those not pulled yet
     /// on the output's own queue, so that a pull finds its picture in the output's format and returns at once,
     /// whatever the conversion costs (the app's display link never converts unless it pulls a picture before its
     /// conversion is done). One conversion pass is queued at a time; the engine never waits for it.
-    func picturesArrived() {
+    func picturesArrived(_ newest: CVPixelBuffer) {
+        // Vended as decoded: nothing to do ahead (and nothing queued per picture).
+        guard conversion(of: newest) != nil else { return }
         let schedule = conversionScheduled.withLock { scheduled in
             defer { scheduled = true }
             return !scheduled

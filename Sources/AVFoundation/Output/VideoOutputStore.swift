@@ -77,7 +77,7 @@ final class VideoOutputStore: VideoFrameSink, @unchecked Sendable {
             return notificationRequested
         }
         let output = owner?.output
-        output?.picturesArrived()
+        output?.picturesArrived(frame.pixelBuffer)
         if notify { output?.notifyMediaDataWillChange() }
     }
 
