@@ -94,6 +94,10 @@ final class HLSLiveWhilePausedTests: XCTestCase {
         }
         v.player.pause()
         waitUntil("paused", timeout: 10) { v.player.timeControlStatus == .paused }
+        // The engine has applied the pause before the clock moves on (the public status is set at once): a step
+        // still under way when the clock moves would otherwise present the buffered pictures up to the new time.
+        let engine = v.player.engineCreatingIfNeeded()
+        waitUntil("the engine applied the pause", timeout: 10) { engine.hasAppliedRateChanges }
         // A loaded engine may still be catching up with the clock when the pause arrives: it then presents the
         // pictures up to the paused time. The picture paused on is the one at that time.
         let pausedTime = v.player.currentTime()
