@@ -10,8 +10,10 @@ extension EngineCore {
         case .setQueue(let sessions):
             setQueue(sessions)
         case .setRate(let rate, let freeze):
+            if rate < 0 { failDeferredRead(asOf: host) }
             setRate(rate, asOf: host, freeze: freeze)
         case .setScheduledRate(let rate, let itemTime, let startHost, let freeze):
+            if itemTime != nil || rate < 0 { failDeferredRead(asOf: host) }
             transport.startGate = rate != 0 ? startHost : nil
             if let itemTime, let current = items.current, current.isPlayable {
                 seeks.requestExact(current.session, to: itemTime)
@@ -44,6 +46,7 @@ extension EngineCore {
         case .removeObserver(let token):
             observers.remove(token)
         case .seek(let session, let target, let mode, let completion):
+            failDeferredRead(session, asOf: host)
             seeks.request(session, to: target, mode: mode, completion: completion)
         case .cancelPendingSeeks(let session):
             seeks.cancel(session)
@@ -52,8 +55,10 @@ extension EngineCore {
         case .configure(let session, let setting):
             session.apply(setting)
         case .setStreams(let session, let video, let audio):
+            failDeferredRead(session, asOf: host)
             seeks.requestStreams(session, video: video, audio: audio, asOf: host)
         case .step(let session, let count):
+            if count < 0 { failDeferredRead(session, asOf: host) }
             seeks.requestStep(session, by: count, asOf: host)
         case .prepared(let session, let error):
             prepared(session, error: error)

@@ -107,12 +107,34 @@ extension EngineCore {
         }
     }
 
-    /// Reading `session` failed for good (as of `host`). Its seeks still pending or waiting for their first frame
-    /// complete `false` (a failed item takes no more steps, so they would never land: a fuzzed MP4 whose read failed
-    /// while an exact seek far past its data waited). The current item's playback stops there: its clock and sound
-    /// stop (its time no longer moves, as nothing more is played).
+    /// Reading `session` failed for good (as of `host`). The current, playable item with no seek under way plays out
+    /// what was read before it fails, unless it is live (a live playlist that stopped changing fails the item at
+    /// once, as Apple's player does, also while buffered media plays) (the demuxer queued the end of its streams: ``ItemState/deferredReadFailure``,
+    /// failed by ``checkEnd(_:at:end:heard:)``). Otherwise it fails now: its seeks still pending or waiting for their
+    /// first frame complete `false` (a failed item takes no more steps, so they would never land: a fuzzed MP4 whose
+    /// read failed while an exact seek far past its data waited), and the current item's playback stops there: its
+    /// clock and sound stop (its time no longer moves, as nothing more is played).
     func readFailed(_ session: ItemSession, error: any Error, asOf host: UInt64) {
-        guard items.state(of: session) != nil else { return }
+        guard let state = items.state(of: session) else { return }
+        if items.isCurrent(session), state.phase == .ready, !seeks.isBusy, transport.rate >= 0, !session.isLive {
+            items.update(session) { $0.deferredReadFailure = error }
+            return
+        }
+        failRead(session, error: error, asOf: host)
+    }
+
+    /// Fails the current item now if its reading failed while what was read played out: a command is about to make
+    /// it read again (a seek, a change of streams, playing backwards), which a failed read cannot.
+    func failDeferredRead(_ session: ItemSession? = nil, asOf host: UInt64) {
+        guard let current = items.current, session.map({ $0 === current.session }) ?? true,
+            let error = current.deferredReadFailure
+        else { return }
+        failRead(current.session, error: error, asOf: host)
+    }
+
+    /// The item fails to play to its end with `error` (see ``readFailed(_:error:asOf:)``).
+    func failRead(_ session: ItemSession, error: any Error, asOf host: UInt64) {
+        items.update(session) { $0.deferredReadFailure = nil }
         items.update(session) { $0.phase = .failed }
         seeks.cancel(session)
         if items.isCurrent(session) {

@@ -434,6 +434,14 @@ final class EngineCore {
             session, at: t, end: end, forwardEnd: session.forwardEndTime,
             audioPlayed: audio.plays(rate: transport.rate, algorithm: transport.algorithm),
             renderer: audio.renderer, realTime: configuration.virtualClock == nil, heard: heard)
+        if outcome != .playing, let failure = items.state(of: session)?.deferredReadFailure,
+            !(session.forwardEndTime.map { t >= $0 } ?? false)
+        {
+            // What was read before reading failed has played: the item fails there (not at a forward end time
+            // reached before it).
+            failRead(session, error: failure, asOf: transport.hostNow())
+            return true
+        }
         switch outcome {
         case .playing:
             return false

@@ -8,7 +8,8 @@ import Foundation
 /// - `preparing → ready | failed` when preparation finishes;
 /// - `ready → ended(reverse:)` at the item's end (or its reverse end), `ended → ready` when playback goes on in
 ///   the other direction or a seek moves the playhead;
-/// - `ready | ended → failed` when reading fails for good.
+/// - `ready | ended → failed` when reading fails for good (for the current item, once what was read has played:
+///   ``deferredReadFailure``).
 struct ItemState {
     /// Where the item is in its life.
     enum Phase: Equatable {
@@ -39,6 +40,11 @@ struct ItemState {
     /// A live item that stalls with ``ItemSession/preservesLiveOffset``: its offset from the live edge when the stall
     /// began, and the seek generation then (a seek made during the stall takes precedence).
     var liveStall: (offset: CMTime, seekGeneration: Int)?
+    /// Reading failed for good while the item was current and playable: what was read before plays out first (ffplay
+    /// and mpv treat a read error as the end of the input), then the item fails with this error
+    /// (``EngineCore/readFailed(_:error:asOf:)``). A command that must read again (a seek, a change of streams,
+    /// playing backwards) fails the item at once.
+    var deferredReadFailure: (any Error)?
 
     /// Whether the item is playable (ready or ended).
     var isPlayable: Bool {
