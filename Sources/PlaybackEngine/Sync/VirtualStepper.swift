@@ -61,6 +61,16 @@ final class VirtualStepper {
             if !plays { audio.renderer.discard(before: t) }
         } else {
             t = end ?? from
+            // Every track played is over. Media that stopped well before an exact duration (a truncated file) ends
+            // where it stopped, so its end is found there — also when the audio decoder reported its end only after
+            // the last chunk was rendered (a loaded machine), not only when both came in one step.
+            let played = session.hasVideo || session.hasAudio && plays
+            let mediaEnd = max(from, session.videoInputEnd ?? from)
+            if played, session.descriptor.durationIsExact, let end,
+                (end - mediaEnd).seconds > EndDetector.truncationTolerance
+            {
+                t = mediaEnd
+            }
             if !plays { audio.renderer.discard(before: t) }
         }
         if let end, t > end { t = end }
