@@ -42,6 +42,33 @@ final class SnapshotStoreTests: XCTestCase {
         XCTAssertEqual(store.current.clock.time(at: 90 * Self.ms).seconds, 0.09, accuracy: 1e-6)
     }
 
+    /// A limited clock (a network source read up to 2 s) stops there however late it is read — also once re-based —
+    /// and the stall that follows stops it there: no reader saw time past the media read, so none sees it go back.
+    func test_limitedClock_stopsAtTheMediaRead_andTheStallThere() {
+        let store = SnapshotStore()
+        var limited = running(1.9, host: 0, rate: 1)
+        limited.clock.limit = CMTime(seconds: 2, preferredTimescale: 1000)
+        _ = store.publish(limited, now: { 0 })
+        XCTAssertEqual(store.current.clock.time(at: 50 * Self.ms).seconds, 1.95, accuracy: 1e-9)
+        XCTAssertEqual(store.current.clock.time(at: 400 * Self.ms).seconds, 2, "a step 300 ms late")
+        // Re-based (audio followed) after the limit was reached: still there.
+        var followed = running(1.95, host: 50 * Self.ms, rate: 1.05)
+        followed.clock.limit = limited.clock.limit
+        _ = store.publish(followed, now: { 300 * Self.ms })
+        XCTAssertEqual(store.current.clock.time(at: 500 * Self.ms).seconds, 2)
+        var stalled = EngineSnapshot()
+        stalled.clock = .frozen(at: CMTime(seconds: 2, preferredTimescale: 1000))
+        stalled.epoch = 2
+        stalled.continuesEpoch = 1
+        XCTAssertNil(store.publish(stalled, now: { 600 * Self.ms }), "nothing past the limit was seen")
+        XCTAssertEqual(store.current.clock.time(at: 700 * Self.ms).seconds, 2)
+        // Without a limit the stall would stop at what readers may have seen, 0.6 s past the media read.
+        let unlimited = SnapshotStore()
+        _ = unlimited.publish(running(1.9, host: 0, rate: 1), now: { 0 })
+        _ = unlimited.publish(stalled, now: { 600 * Self.ms })
+        XCTAssertEqual(unlimited.current.clock.time(at: 700 * Self.ms).seconds, 2.5, accuracy: 1e-6)
+    }
+
     /// A clock jumping forward to audio far ahead keeps its jump.
     func test_forwardJump_isKept() {
         let store = SnapshotStore()

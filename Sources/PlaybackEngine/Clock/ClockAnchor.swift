@@ -17,6 +17,11 @@ package struct ClockAnchor: Sendable, Equatable {
     /// clock reads, for a host time before its anchor, what the clock it replaced read there, so that a reader that
     /// took the host time before the new clock was published never reads back (``SnapshotStore``).
     package var rateBefore: Double
+    /// While running forwards, item time stops here (nil: it does not): the end of what a network source has read,
+    /// so that the playhead waits at the end of the media that arrived — where the stall that follows finds it —
+    /// instead of running past pictures and sound that have not (a step that comes late on a loaded machine would
+    /// otherwise stall later and resume there, skipping what came in between). A limit below ``item`` holds it.
+    package var limit: CMTime?
 
     /// A clock reading `item` at `host`, moving at `rate` (and at `rateBefore`, `rate` by default, before `host`).
     package init(item: CMTime, host: UInt64, rate: Double, rateBefore: Double? = nil) {
@@ -39,7 +44,9 @@ package struct ClockAnchor: Sendable, Equatable {
         if rate == 0 { return item }
         let delta = Int64(bitPattern: host &- self.host)
         let elapsed = Double(delta) * (delta < 0 ? rateBefore : rate)
-        return item + CMTime(value: Int64(elapsed.rounded()), timescale: 1_000_000_000)
+        let t = item + CMTime(value: Int64(elapsed.rounded()), timescale: 1_000_000_000)
+        if rate > 0, let limit, t > limit { return max(item, limit) }
+        return t
     }
 }
 

@@ -150,12 +150,22 @@ final class Transport {
             clock = ClockAnchor(item: heard, host: host, rate: nominal)
             return
         }
+        let limit = clock.limit
         if ahead > Self.followJump {
             clock = ClockAnchor(item: heard, host: host, rate: nominal)
-            return
+        } else {
+            let correction = min(Self.followFastest, max(-Self.followSlowest, ahead / nominal / Self.followWindow))
+            clock = ClockAnchor(item: now, host: host, rate: nominal * (1 + correction))
         }
-        let correction = min(Self.followFastest, max(-Self.followSlowest, ahead / nominal / Self.followWindow))
-        clock = ClockAnchor(item: now, host: host, rate: nominal * (1 + correction))
+        clock.limit = limit
+    }
+
+    /// Limits the running clock to item time `end` (``ClockAnchor/limit``; nil lifts the limit) until it is next
+    /// re-anchored (a start, a seek, a stop): a network source's clock stops at the end of what has been read.
+    func limitClock(to end: CMTime?) {
+        EngineThread.assertCurrent()
+        guard isRunning, clock.limit != end else { return }
+        clock.limit = end
     }
 
     /// Moves an untimed virtual clock forward by `delta` of item time played at `rate`.

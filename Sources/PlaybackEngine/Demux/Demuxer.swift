@@ -264,6 +264,14 @@ package final class Demuxer: @unchecked Sendable {
         return (media.isEmpty ? ends.compactMap(\.1) : media).min()
     }
 
+    /// How far the demuxer has read the media streams (the furthest `pts + duration` of any; stream time): nil at
+    /// the end of the input, or before anything was read. Past it nothing of any stream can be played yet.
+    package var readEnd: CMTime? {
+        let (streams, ended) = control.withLock { (shared.streams, shared.isAtEndOfFile) }
+        guard !ended else { return nil }
+        return streams.filter { isMedia($0.key) }.compactMap { $0.value.lastTimestamp }.max()
+    }
+
     /// Bytes read from the input so far (the I/O layer's count).
     package var bytesRead: Int64 {
         control.withLock { shared.bytesRead }

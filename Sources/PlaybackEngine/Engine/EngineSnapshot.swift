@@ -91,6 +91,7 @@ final class SnapshotStore: @unchecked Sendable {
                 let new = snapshot.clock
                 rebased = ClockAnchor(
                     item: max(seen, new.time(at: host)), host: host, rate: new.rate, rateBefore: old.rate)
+                rebased?.limit = new.limit
             } else if snapshot.continuesEpoch == published.epoch, !snapshot.clock.isRunning, seen > snapshot.clock.item
             {
                 rebased = .frozen(at: seen)

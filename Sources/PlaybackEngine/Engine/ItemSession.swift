@@ -387,6 +387,11 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         return d.bufferedEnd.map(itemTime)
     }
 
+    /// How far the media streams have been read, in item time (``Demuxer/readEnd``): nil at the end of the input.
+    package var readEnd: CMTime? {
+        lock.withLock({ demuxer })?.readEnd.map(itemTime)
+    }
+
     /// Caps read-ahead near `seconds` of media (nil: the engine's default limits). Engine thread (``apply(_:)``).
     func setForwardBufferDuration(_ seconds: Double?) {
         lock.withLock { _descriptor.forwardBufferDuration = seconds }

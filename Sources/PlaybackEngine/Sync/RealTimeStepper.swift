@@ -32,6 +32,9 @@ final class RealTimeStepper {
         }
         core.startIfNeeded(session, host: transport.hostNow())
         audio.resumeDevice()
+        // A network source's clock stops at the end of what has been read (``ClockAnchor/limit``): when the data runs
+        // out the playhead waits there for this step to notice the stall, however late the step comes.
+        if !session.isLocal { transport.limitClock(to: session.readEnd) }
         let host = transport.hostNow()
         var t = transport.time(at: host)
         var heard: CMTime?
