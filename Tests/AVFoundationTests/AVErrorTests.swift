@@ -99,8 +99,16 @@ final class AVErrorTests: XCTestCase {
 
     func test_deadServer_failsWithoutHanging() async throws {
         // Port 9 on loopback: nothing listens, the connection is refused at once.
+        let url = URL(string: "http://127.0.0.1:9/x.mp4")!
         await assertLoadFails(
-            URL(string: "http://127.0.0.1:9/x.mp4")!, code: .contentIsUnavailable, mentions: ["reached"])
+            url, code: .contentIsUnavailable, mentions: ["reached"], underlyingDomain: NSURLErrorDomain)
+        // As an app tells "cannot connect" from a broken stream on Apple's systems: the URL loading error underneath,
+        // the FFmpeg error under that.
+        guard let error = await loadError(url) else { return }
+        let underlying = try XCTUnwrap(error.userInfo[NSUnderlyingErrorKey] as? NSError)
+        XCTAssertEqual(underlying.code, NSURLErrorCannotConnectToHost)
+        XCTAssertEqual(underlying.userInfo[NSURLErrorFailingURLErrorKey] as? URL, url)
+        XCTAssertEqual((underlying.userInfo[NSUnderlyingErrorKey] as? NSError)?.domain, AVError.ffmpegErrorDomain)
     }
 
     func test_errorBridging() {

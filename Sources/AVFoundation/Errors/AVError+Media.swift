@@ -4,7 +4,10 @@ import PlaybackEngine
 /// How the engine's media failures and file-system facts become `AVError`s (README "Errors" table).
 extension AVError {
     /// Builds an error with a sentence for people and the cause underneath: the engine's media failure (an FFmpeg
-    /// error, in ``ffmpegErrorDomain``) or a POSIX error.
+    /// error, in ``ffmpegErrorDomain``) or a POSIX error. A network URL that could not be reached (refused, unreachable,
+    /// timed out, connection lost) has, as on Apple's systems, an error of the URL loading system underneath
+    /// (`NSURLErrorDomain`, e.g. `NSURLErrorCannotConnectToHost`, with `NSURLErrorFailingURLErrorKey`), and the FFmpeg
+    /// error under that: code that tells an offline device from a broken stream by that domain keeps working.
     static func media(
         _ code: Code, _ description: String, reason: String? = nil, url: URL? = nil,
         ffmpeg: (any MediaFailure)? = nil, posix: Int32? = nil
@@ -20,12 +23,34 @@ extension AVError {
             if let errno = ffmpeg.posixErrno {
                 underlyingInfo[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(errno))
             }
-            info[NSUnderlyingErrorKey] = NSError(
+            let underlying = NSError(
                 domain: AVError.ffmpegErrorDomain, code: Int(ffmpeg.code), userInfo: underlyingInfo)
+            if let url, !url.isFileURL, let urlCode = urlLoadingCode(ffmpeg) {
+                info[NSUnderlyingErrorKey] = NSError(
+                    domain: NSURLErrorDomain, code: urlCode,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: ffmpeg.message, NSURLErrorFailingURLErrorKey: url,
+                        NSURLErrorFailingURLStringErrorKey: url.absoluteString, NSUnderlyingErrorKey: underlying,
+                    ])
+            } else {
+                info[NSUnderlyingErrorKey] = underlying
+            }
         } else if let posix {
             info[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(posix))
         }
         return AVError(code, userInfo: info)
+    }
+
+    /// The URL loading system's code (`NSURLErrorDomain`) for a transport failure: the server could not be reached
+    /// or the connection broke. Nil for anything else (an HTTP status is a response, not a URL loading error).
+    static func urlLoadingCode(_ failure: any MediaFailure) -> Int? {
+        switch failure.posixErrno {
+        case ECONNREFUSED?, EHOSTUNREACH?: return NSURLErrorCannotConnectToHost
+        case ENETUNREACH?, ENETDOWN?: return NSURLErrorNotConnectedToInternet
+        case ETIMEDOUT?: return NSURLErrorTimedOut
+        case ECONNRESET?, EPIPE?: return NSURLErrorNetworkConnectionLost
+        default: return nil
+        }
     }
 
     /// The display name of a URL for messages: the file name for files, the URL otherwise.
