@@ -191,7 +191,7 @@ final class HTTPBodyStream: @unchecked Sendable {
             if let failure { throw failure }
             if finished { return 0 }
             if isInterrupted() { throw FFmpegError.exit }
-            condition.wait()
+            wakers.blockedForInput { condition.wait() }
         }
     }
 

@@ -120,7 +120,7 @@ final class HLSPlaylistRefresher: @unchecked Sendable {
             condition.withLock {
                 readerWaits += 1
                 while self.changes == changes && !wakeCondition() {
-                    condition.wait()
+                    control.wakers.blockedForInput { condition.wait() }
                 }
             }
         }

@@ -569,6 +569,11 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
 
     package func wakeBlockedRead() { readControl.requestWake() }
 
+    /// Counted where the reading threads wait (bodies, playlist changes, retry back-offs: ``WaitWakers``). A
+    /// subtitle rendition's reader shares the count, so while it waits the main reader may still be busy: the
+    /// manual clock's stall can then still come early for an item with subtitle renditions.
+    package var isWaitingForInput: Bool { client.wakers.isReaderBlocked }
+
     package func setLiveReloadsSuspended(_ suspended: Bool) { readControl.reloadsSuspended = suspended }
 
     package func makeIndependentSource() -> any MediaSource {

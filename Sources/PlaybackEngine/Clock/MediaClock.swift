@@ -122,7 +122,8 @@ package struct MediaClock: Sendable, Hashable {
             defer { condition.unlock() }
             while true {
                 if isInterrupted() { return false }
-                if wait(on: condition, until: deadline) { return true }
+                // A reader sleeping (a retry's back-off) waits for input (``WaitWakers/isReaderBlocked``).
+                if wakers.blockedForInput({ wait(on: condition, until: deadline) }) { return true }
             }
         }
     }

@@ -387,6 +387,10 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
         return d.bufferedEnd.map(itemTime)
     }
 
+    /// Whether the source's reader waits for input that has not arrived (``MediaSource/isWaitingForInput``); true
+    /// before it is open.
+    package var isWaitingForInput: Bool { lock.withLock({ source })?.isWaitingForInput ?? true }
+
     /// How far the media streams have been read, in item time (``Demuxer/readEnd``): nil at the end of the input.
     package var readEnd: CMTime? {
         lock.withLock({ demuxer })?.readEnd.map(itemTime)

@@ -92,6 +92,12 @@ package protocol MediaSource: AnyObject, Sendable {
     /// waiting is not disturbed beyond, at most, one such early return. Any thread.
     func wakeBlockedRead()
 
+    /// Whether the source's reading thread waits now for input that has not arrived (for HLS: a segment's bytes, a
+    /// playlist's change, a retry's back-off), so that nothing it has received is still on its way to the demuxer's
+    /// queues. A manual virtual clock stalls a network item only then (``VirtualStepper``). Any thread; true for
+    /// sources that cannot tell (libavformat does their I/O).
+    var isWaitingForInput: Bool { get }
+
     /// Whether a live source may use the network only for what is already listed: while true its playlists are not
     /// reloaded (a paused item that may not use the network, `canUseNetworkResourcesForLiveStreamingWhilePaused`).
     /// Any thread.
@@ -165,6 +171,9 @@ extension MediaSource {
 
     /// libavformat's reads do not wait for publication.
     package func wakeBlockedRead() {}
+
+    /// libavformat does the I/O: the source cannot tell (see the requirement).
+    package var isWaitingForInput: Bool { true }
 
     /// Files are not reloaded.
     package func setLiveReloadsSuspended(_ suspended: Bool) {}

@@ -56,6 +56,22 @@ package final class WaitWakers: Sendable {
         }
     }
 
+    /// How many threads reading media now wait for input that has not arrived (``blockedForInput(_:)``); its own
+    /// lock, a leaf taken with a registered condition held.
+    private let readersBlocked = Locked<Int>(0)
+
+    /// Runs `wait` — a reading thread's wait for input (a body's bytes, a playlist's change, a retry's back-off),
+    /// with its condition held — counted in ``isReaderBlocked``. Any thread.
+    package func blockedForInput<Result>(_ wait: () -> Result) -> Result {
+        readersBlocked.withLock { $0 += 1 }
+        defer { readersBlocked.withLock { $0 -= 1 } }
+        return wait()
+    }
+
+    /// Whether a thread reading media waits for input now: everything it had was handed on (its demuxer queued every
+    /// packet it could make), so no media that has arrived is still on its way. Any thread.
+    package var isReaderBlocked: Bool { readersBlocked.withLock { $0 > 0 } }
+
     /// How many waits are registered now (tests see a thread reach its wait by it). Any thread.
     package var registeredCount: Int { registered.withLock { $0.conditions.count } }
 }

@@ -15,6 +15,14 @@ final class VirtualStepper {
         self.core = core
     }
 
+    /// Real seconds a manual-clock step waits for a network source's reader to hand on what has arrived.
+    static let inputWait = 0.002
+    /// At most this many such waits in a row (seconds: × ``inputWait`` and more), a bound against a reader that never
+    /// reports a wait (one blocked elsewhere).
+    static let maximumInputWaits = 2500
+    /// Waits in a row so far.
+    private var inputWaits = 0
+
     /// One step at `rate` (> 0); returns how long the loop may sleep.
     func step(_ session: ItemSession, rate: Float) -> Double {
         let transport = core.transport
@@ -38,11 +46,19 @@ final class VirtualStepper {
         if transport.isManual {
             t = transport.now()
             if let end, t > end { t = end }
-            // A network source's media ends where its reading stands (nothing read yet: at the playhead).
+            // A network source's media ends where its reading stands (nothing read yet: at the playhead) — once its
+            // reader waits for input: bytes that arrived by this time of the clock may still be on their way through
+            // the demuxer, whose thread runs beside this one (a loaded machine stalled here with media read but not
+            // yet demuxed). A bounded number of short waits for it; then the stall goes ahead.
             if waitsForData, !session.isAtEndOfFile, case let read = session.bufferedEnd ?? from, t > read {
+                if !session.isWaitingForInput, inputWaits < Self.maximumInputWaits {
+                    inputWaits += 1
+                    return Self.inputWait
+                }
                 t = max(from, read)
                 runsDry = true
             }
+            inputWaits = 0
             if session.hasAudio && plays {
                 audio.render(session, upTo: t, rate: rate, stopped: stopped)
             } else {
