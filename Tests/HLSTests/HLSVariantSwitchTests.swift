@@ -168,8 +168,12 @@ final class HLSVariantSwitchTests: XCTestCase {
         let fetched = variantsFetched(extension: ".ts")
         XCTAssertEqual(fetched[1], ["720p"])
         XCTAssertEqual(fetched[2], ["720p"])
-        for segment in 3...5 {
-            XCTAssertEqual(fetched[segment]?.last, "540p", "segment \(segment): \(fetched)")
+        // Segment 3 also from 720p when it was fetched ahead before the cap (the two requests reach the server in
+        // either order on a loaded machine); what follows only from 540p.
+        XCTAssertTrue(fetched[3]?.contains("540p") ?? false, "segment 3: \(fetched)")
+        XCTAssertTrue(Set(fetched[3] ?? []).isSubset(of: ["540p", "720p"]), "segment 3: \(fetched)")
+        for segment in 4...5 {
+            XCTAssertEqual(fetched[segment], ["540p"], "segment \(segment): \(fetched)")
         }
         let capped = try XCTUnwrap(control.decisions.last)
         XCTAssertEqual(capped.reason, .caps)
@@ -187,9 +191,12 @@ final class HLSVariantSwitchTests: XCTestCase {
         source.setDiscard(keepingStreams: [0, 1])
         let start = try XCTUnwrap(source.info.startTimeMicroseconds)
         let packet = Packet()
-        // Into segment 3 (720p); segment 4 (540p) was decided when it was fetched ahead.
+        // Into segment 3 (720p), until segment 4 (540p) was decided as it was fetched ahead — once segment 3 had
+        // arrived whole, which on a loaded machine may be late in its reading (its last packets end at 240).
         var videoPackets = 0
-        while videoPackets < 200, try source.read(into: packet) == .packet {
+        while videoPackets < 200 || control.decisions.last?.to.height != 540 && videoPackets < 240,
+            try source.read(into: packet) == .packet
+        {
             if packet.streamIndex == 0 { videoPackets += 1 }
         }
         XCTAssertEqual(control.decisions.last?.to.height, 540)
