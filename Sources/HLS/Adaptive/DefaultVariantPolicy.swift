@@ -26,12 +26,12 @@ import PlaybackEngine
 /// buffer absorbs segments above the link's rate for a while (BOLA's buffer term), a shallow one does not. The numbers
 /// were chosen on the trace bench's simulation (``ABRSimulation``, ``ABROracle``: `ABRTraceTests`) together with
 /// constant links from 0.7 to 3.0 Mbit/s: bolder full-buffer shares (2.5 up, 3.0 down) score higher on the 3G-like
-/// trace but flip between rungs on a constant link (8 switches in 60 s at 1.5 Mbit/s). A sweep of the shares and of the estimator's half-lives
-/// (`ABRTraceTests.floors` says what it found) had no setting that lifts the step up or the 3G-like trace to 90 % of
-/// the oracle without costing the other or the constant links: the step up's missing share is a climb before the
-/// link rises, which on a constant link below the rung is a climb that comes down again. The gap between the up and
-/// down shares is the hysteresis that keeps a link near a rung's rate from flipping between two variants. A value: any
-/// thread.
+/// trace but flip between rungs on a constant link (8 switches in 60 s at 1.5 Mbit/s). A sweep of the shares and of
+/// the estimator's half-lives (`ABRTraceTests.floors` says what it found) had no setting that lifts the step up or
+/// the 3G-like trace to 90 % of the oracle without costing the other or the constant links: the step up's missing
+/// share is a climb before the link rises, which on a constant link below the rung is a climb that comes down again.
+/// The gap between the up and down shares is the hysteresis that keeps a link near a rung's rate from flipping
+/// between two variants. A value: any thread.
 package struct DefaultVariantPolicy: VariantPolicy {
     /// The share of the estimate a higher variant's `BANDWIDTH` may use with a buffer of a segment or less (room for
     /// the estimate's error and the audio fetched beside; ExoPlayer and hls.js take 0.7, which on the trace bench
