@@ -188,7 +188,7 @@ final class HLSAdaptiveClockTests: XCTestCase {
         assertEveryPictureOnce(v)
     }
 
-    /// A 3 s outage while 3.5 s or more are buffered (the link carries 4 Mbit/s before and after; a 6 s forward
+    /// A 3 s outage while 4.5 s or more are buffered (the link carries 4 Mbit/s before and after; a 6 s forward
     /// buffer): a segment under way when the outage begins arrives late, and playback goes on from the buffer without
     /// a stall.
     func test_outageShorterThanTheBuffer_playsThroughWithoutAStall() throws {
@@ -200,18 +200,19 @@ final class HLSAdaptiveClockTests: XCTestCase {
         let run = run(
             v, item, fullAhead: 5, network: network,
             onStep: { seconds in
-                // The outage starts once 3 s have played, while a segment is under way and 3.5 s or more are read
-                // ahead (where in its fetch cycle the player is when 3 s have played depends on how the reader kept
-                // up with the link on a loaded machine).
+                // The outage starts once 3 s have played, while a segment is under way and 4.5 s or more are read
+                // ahead: the outage's 3 s and about a second to fetch the segment it holds back once the link is
+                // back. (Where in its fetch cycle the player is after 3 s varies from run to run — 4.2 to 6.2 s read
+                // ahead were seen — with how the reader kept up with the link.)
                 let ahead = (item.session?.bufferedEnd?.seconds ?? 0) - item.currentTime().seconds
-                guard item.currentTime().seconds >= 3, network.transfersUnderWay > 0, ahead > 3.5 else { return false }
+                guard item.currentTime().seconds >= 3, network.transfersUnderWay > 0, ahead >= 4.5 else { return false }
                 outage = seconds
                 network.setTrace(bytesPerSlot: Array(repeating: 0, count: 30) + [fast])
                 return true
             })
         let start = try XCTUnwrap(outage, "no transfer under way after 3 s: \(network.requests)")
         let buffered = try XCTUnwrap(run.bufferAtMark)
-        XCTAssertGreaterThan(buffered, 3.5, "the buffer covers the outage")
+        XCTAssertGreaterThanOrEqual(buffered, 4.5, "the buffer covers the outage and the segment it holds back")
         // A segment the outage held back: asked for before its end, arrived after it.
         let held = network.requests.filter {
             $0.path.hasSuffix(".ts") && $0.time < start + 3 && ($0.arrived ?? 0) > start + 3
