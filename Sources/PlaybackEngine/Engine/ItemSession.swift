@@ -373,28 +373,13 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     /// Video is over: the decoder drained and every frame was taken.
     package var isVideoFinished: Bool { isVideoDecoderFinished && (videoFrames?.count ?? 0) == 0 }
 
-    /// The demuxer reached the end of the input (for buffering state).
-    package var isAtEndOfFile: Bool { lock.withLock { demuxer }?.isAtEndOfFile ?? false }
+    /// The source and the demuxer reading it now (nil before preparation), for the reading state
+    /// (`ItemSession+Reading.swift`). Any thread.
+    var reading: (source: (any MediaSource)?, demuxer: Demuxer?) { lock.withLock { (source, demuxer) } }
 
     /// Serial of the video packets now (frames of other serials are stale).
     package var videoSerial: Serial? { videoPackets?.serial }
     package var audioSerial: Serial? { audioPackets?.serial }
-
-    /// End of demuxed media in item time (the whole item at end of file).
-    package var bufferedEnd: CMTime? {
-        guard let d = lock.withLock({ demuxer }) else { return nil }
-        if d.isAtEndOfFile { return descriptor.duration.isNumeric ? descriptor.duration : nil }
-        return d.bufferedEnd.map(itemTime)
-    }
-
-    /// Whether the source's reader waits for input that has not arrived (``MediaSource/isWaitingForInput``); true
-    /// before it is open.
-    package var isWaitingForInput: Bool { lock.withLock({ source })?.isWaitingForInput ?? true }
-
-    /// How far the media streams have been read, in item time (``Demuxer/readEnd``): nil at the end of the input.
-    package var readEnd: CMTime? {
-        lock.withLock({ demuxer })?.readEnd.map(itemTime)
-    }
 
     /// Caps read-ahead near `seconds` of media (nil: the engine's default limits). Engine thread (``apply(_:)``).
     func setForwardBufferDuration(_ seconds: Double?) {
