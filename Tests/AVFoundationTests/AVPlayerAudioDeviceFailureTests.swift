@@ -71,7 +71,9 @@ final class AVPlayerAudioDeviceFailureTests: XCTestCase {
         XCTAssertEqual(error.code, AVError.Code.deviceNotConnected.rawValue)
         XCTAssertTrue(
             (error.localizedFailureReason ?? "").contains("not there"), "says what happened: \(error)")
-        // A failed player does not play; the changes still queued for the main queue arrive, the failure last.
+        // A failed player does not play: its rate goes back to 0 (the engine's report comes through the main queue,
+        // late on a loaded machine); the changes still queued for the main queue arrive, the failure last.
+        waitUntil("the rate back to 0: \(player.rate)") { player.rate == 0 }
         spinMainRunLoop(0.2)
         XCTAssertEqual(statuses.withLock { $0.last }, .failed, "\(statuses.withLock { $0 })")
         XCTAssertEqual(player.rate, 0)

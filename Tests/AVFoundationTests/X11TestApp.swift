@@ -41,7 +41,9 @@ final class XvfbDisplay {
     }
 
     func stop() {
-        Poll.until { !SDLVideoWindow.isWindowThreadRunning }
+        // The main run loop turns meanwhile, as an app's does (once a window thread did not stop within the hang
+        // guard beside a second `make test`, and the X server taken away under it aborted the process).
+        Poll.runLoop { !SDLVideoWindow.isWindowThreadRunning }
         XCTAssertFalse(SDLVideoWindow.isWindowThreadRunning, "the window thread let go of the display")
         if let previousDisplay { setenv("DISPLAY", previousDisplay, 1) } else { unsetenv("DISPLAY") }
         if let server, server.isRunning {
