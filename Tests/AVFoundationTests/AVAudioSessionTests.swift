@@ -1,5 +1,6 @@
 import AVFoundation
 import SDLOutput
+import TestSupport
 import XCTest
 
 /// `AVAudioSession` as a player app configures it, on SDL's `disk` and `dummy` drivers (named through
@@ -23,6 +24,9 @@ final class AVAudioSessionTests: XCTestCase {
         setenv("SDL_DISKAUDIOFILE", diskFile, 1)
         let session = AVAudioSession.sharedInstance()
         try session.setActive(false)
+        // A player of an earlier test in this process may still be closing its audio device (its engine stops on
+        // its own thread; late on a loaded machine): these tests open the device themselves.
+        XCTAssertTrue(Poll.until { SDLAudioSink.currentDriverName == nil }, "an earlier test's device was released")
         try session.setCategory(.soloAmbient, mode: .default, options: [])
         try session.setPreferredSampleRate(0)
         try session.setPreferredIOBufferDuration(0)
