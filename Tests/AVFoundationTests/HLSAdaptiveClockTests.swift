@@ -159,19 +159,7 @@ final class HLSAdaptiveClockTests: XCTestCase {
     /// is already requested from the high rung.
     func test_fastLink_twoRungLadder_requestsTheSecondSegmentFromTheHighRung() throws {
         let (v, network) = try setUp(bytesPerSlot: [500_000], latency: 0.002)
-        network.route(
-            root + "two_rungs.m3u8",
-            text: """
-                #EXTM3U
-                #EXT-X-VERSION:3
-                #EXT-X-INDEPENDENT-SEGMENTS
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",DEFAULT=YES,LANGUAGE="eng",URI="eng.m3u8"
-                #EXT-X-STREAM-INF:BANDWIDTH=345000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",AUDIO="aud"
-                360p.m3u8
-                #EXT-X-STREAM-INF:BANDWIDTH=1060000,RESOLUTION=960x540,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aud"
-                540p.m3u8
-
-                """)
+        network.route(root + "two_rungs.m3u8", text: HLSStartUpTests.twoRungMaster)
         let run = run(v, item(root + "two_rungs.m3u8", on: network), network: network)
         let fetched = videoSegments(network)
         XCTAssertEqual(fetched[0], ["360p"], "\(fetched)")

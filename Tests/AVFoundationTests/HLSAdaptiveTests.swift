@@ -129,25 +129,26 @@ final class HLSAdaptiveTests: XCTestCase {
 /// far above either rung). On the virtual clock (`VirtualPlayer`, untimed); which variant each segment came from is
 /// read from the server's request log.
 final class HLSStartUpTests: XCTestCase {
+    /// The issue's ladder: 345 and 1,060 kbit/s declared, the low rung listed first, one audio rendition (the
+    /// ladder's 360p and 540p playlists beside it). `HLSAdaptiveClockTests` serves it too.
+    static let twoRungMaster = """
+        #EXTM3U
+        #EXT-X-VERSION:3
+        #EXT-X-INDEPENDENT-SEGMENTS
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",DEFAULT=YES,LANGUAGE="eng",URI="eng.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=345000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",AUDIO="aud"
+        360p.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=1060000,RESOLUTION=960x540,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aud"
+        540p.m3u8
+
+        """
+
     private var server: HTTPTestServer!
     private let master = "/hls/ts/two_rungs.m3u8"
 
     override func setUpWithError() throws {
         server = try HTTPTestServer(root: try Fixtures.directory())
-        server.route(master) { _ in
-            HTTPTestResponse(
-                text: """
-                    #EXTM3U
-                    #EXT-X-VERSION:3
-                    #EXT-X-INDEPENDENT-SEGMENTS
-                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",DEFAULT=YES,LANGUAGE="eng",URI="eng.m3u8"
-                    #EXT-X-STREAM-INF:BANDWIDTH=345000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",AUDIO="aud"
-                    360p.m3u8
-                    #EXT-X-STREAM-INF:BANDWIDTH=1060000,RESOLUTION=960x540,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aud"
-                    540p.m3u8
-
-                    """)
-        }
+        server.route(master) { _ in HTTPTestResponse(text: Self.twoRungMaster) }
     }
 
     override func tearDown() {
