@@ -90,6 +90,45 @@ final class PlaybackStateOwnershipTests: XCTestCase {
         XCTAssertEqual(player.timeControlStatus, .paused)
     }
 
+    /// Two seeks back to back while playing, as a scrubber gives them: Apple completes the first "immediately" with
+    /// `false` when the second supersedes it, so its `false` comes before the second seek's time jump is told; a
+    /// first seek the engine finished before it saw the second (a picture from the cache lands at once) completes
+    /// `true` with its own jump before. Each completes once.
+    func test_realTime_supersededSeek_completesFalseBeforeTheNextSeeksJump() throws {
+        let player = AVPlayer(url: try fixture(.h264AAC))
+        let item = try XCTUnwrap(player.currentItem)
+        waitUntil("ready") { item.status == .readyToPlay }
+        let history = Locked<[String]>([])
+        let jumps = NotificationCenter.default.addObserver(
+            forName: AVPlayerItem.timeJumpedNotification, object: item, queue: nil
+        ) { _ in history.withLock { $0.append("jump") } }
+        defer { NotificationCenter.default.removeObserver(jumps) }
+        let load = BusyCores(threads: 2)
+        defer { load.stop() }
+        player.play()
+        for round in 0..<8 {
+            history.withLock { $0 = [] }
+            let first = CMTime(value: Int64(1 + round % 4), timescale: 1)
+            let second = first + CMTime(value: 1, timescale: 2)
+            player.seek(to: first, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+                history.withLock { $0.append("first(\(ok))") }
+            }
+            player.seek(to: second, toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+                history.withLock { $0.append("second(\(ok))") }
+            }
+            waitUntil("round \(round): the second seek completes") {
+                history.withLock { $0.contains { $0.hasPrefix("second") } }
+            }
+            let seen = history.withLock { $0 }
+            if seen.first == "first(false)" {
+                XCTAssertEqual(seen, ["first(false)", "jump", "second(true)"], "round \(round)")
+            } else {
+                XCTAssertEqual(seen, ["jump", "first(true)", "jump", "second(true)"], "round \(round)")
+            }
+        }
+        player.pause()
+    }
+
     /// With `.lowQualityZeroLatency` the rate snaps to its table: the item's `timebase` runs at the rate time really
     /// moves at (1.5 for a rate of 1.4), as its time shows.
     func test_realTime_timebaseRate_isTheEffectiveRate() throws {

@@ -125,7 +125,7 @@ final class SeekCoordinator {
 
     /// An exact seek without completion (`setRate(_:time:atHostTime:)`), replacing a pending one.
     func requestExact(_ session: ItemSession, to target: CMTime) {
-        outbox.complete(pending?.completion, false)
+        outbox.completeInOrder(pending?.completion, false)
         pending = Seek(session: session, target: target, mode: .exact)
     }
 
@@ -140,11 +140,11 @@ final class SeekCoordinator {
     /// Completes the pending and in-flight seeks of `session` with `false`.
     func cancel(_ session: ItemSession) {
         if let p = pending, p.session === session {
-            outbox.complete(p.completion, false)
+            outbox.completeInOrder(p.completion, false)
             pending = nil
         }
         if let a = awaiting, a.session === session {
-            outbox.complete(a.completion, false)
+            outbox.completeInOrder(a.completion, false)
             awaiting = nil
         }
     }
@@ -517,8 +517,8 @@ final class SeekCoordinator {
 
     /// Completes the pending and in-flight seeks with `false` (a new seek or switch supersedes them).
     private func supersedeAll() {
-        outbox.complete(pending?.completion, false)
-        outbox.complete(awaiting?.completion, false)
+        outbox.completeInOrder(pending?.completion, false)
+        outbox.completeInOrder(awaiting?.completion, false)
         pending?.completion = nil
         awaiting = nil
     }
