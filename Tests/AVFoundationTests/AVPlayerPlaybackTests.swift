@@ -39,7 +39,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
         waitUntil("ready") { item.status == .readyToPlay }
         v.player.play()
         waitUntil("end") { ends.count >= 1 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
 
         XCTAssertEqual(ends.count, 1, "DidPlayToEndTime exactly once")
         XCTAssertEqual(item.currentTime(), item.duration)
@@ -78,7 +78,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
         waitUntil("ready") { item.status == .readyToPlay }
         v.player.play()
         waitUntil("end") { ends.count == 1 }
-        spinMainRunLoop(0.2)
+        settle(v.player)
         v.player.removeTimeObserver(token)
         let fired = times.withLock { $0 }
         // Start at 0, one per crossing of 0.5, 1.0, … 10.0 (the stop at 10.0 is the same time).
@@ -120,7 +120,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
         XCTAssertEqual(item.currentTime(), CMTime(value: 6, timescale: 1))
         v.player.play()
         waitUntil("end") { ends.count == 1 }
-        spinMainRunLoop(0.2)
+        settle(v.player)
         XCTAssertEqual(fired.withLock { $0 }, ["9s"])
         for t in [a, b, c] { v.player.removeTimeObserver(t) }
         // The exact seek presented frame 180 (6 s × 30 fps) first, then continued in order.
@@ -144,7 +144,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
         XCTAssertEqual(v.player.timeControlStatus, .paused)
         let paused = item.currentTime()
         v.clock.advance(by: CMTime(value: 1, timescale: 1))
-        spinMainRunLoop(0.1)
+        settle(v.player)
         XCTAssertEqual(item.currentTime(), paused, "time stands still while paused")
         v.player.rate = 2
         waitUntil("playing at 2") { v.player.timeControlStatus == .playing }
@@ -196,7 +196,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
         XCTAssertEqual(v.player.rate, 1)
         waitUntil("frame 150 (5 s) shown") { v.frames.indices.last == 150 }
         v.clock.advance(by: CMTime(value: 1, timescale: 2))
-        spinMainRunLoop(0.2)
+        settle(v.player)
         XCTAssertEqual(item.currentTime(), CMTime(value: 5, timescale: 1), "holds until the host time")
         XCTAssertEqual(v.player.timeControlStatus, .waitingToPlayAtSpecifiedRate)
         // One second after the host time: 6 s, frame 180.
@@ -244,7 +244,7 @@ final class AVPlayerPlaybackTests: XCTestCase {
         v.player.replaceCurrentItem(with: item)
         v.player.play()
         waitUntil("end") { ends.count == 1 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         XCTAssertEqual(v.player.rate, 1)
         XCTAssertTrue(v.player.currentItem === item)
         XCTAssertEqual(item.currentTime(), item.duration)
@@ -320,7 +320,7 @@ final class AVPlayerDamagedMediaTests: XCTestCase {
         v.player.replaceCurrentItem(with: item)
         v.player.play()
         waitUntil("failure") { failed.count == 1 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         XCTAssertEqual(ended.count, 0)
         let error = try XCTUnwrap(
             failed.notifications.first?.userInfo?[AVPlayerItemFailedToPlayToEndTimeErrorKey] as? NSError)
@@ -378,7 +378,7 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
         XCTAssertFalse(item.currentMediaSelection.mediaSelectionCriteriaCanBeAppliedAutomatically(to: group))
         v.clock.advance(by: CMTime(value: 4, timescale: 1))
         waitUntil("end") { ends.count == 1 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         XCTAssertEqual(jumps.count, 0, "a stream switch is not a time jump")
 
         let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
@@ -416,7 +416,7 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
         XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group)?.displayName, "English")
         v.clock.advance(by: CMTime(value: 4, timescale: 1))
         waitUntil("end") { ends.count == 1 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         XCTAssertEqual(changes.count, 2)
         let left = ToneAnalyzer.deinterleave(v.audio.samples, channelCount: 2)[0]
         XCTAssertEqual(
@@ -470,7 +470,7 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
         let audioBefore = v.audio.frameCount
         v.clock.advance(by: CMTime(value: 1, timescale: 1))
         waitUntil("time moves on") { item.currentTime().seconds >= 1.99 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         XCTAssertEqual(v.audio.frameCount, audioBefore, "no audio rendered while the track is disabled")
         // Frames due up to the switch (1 s) may still go up; nothing later is decoded or shown.
         let latest = v.frames.entries.map(\.time.seconds).max() ?? 0

@@ -94,7 +94,7 @@ final class AVPlayerReverseTests: XCTestCase {
         XCTAssertEqual(shown, (0...298).reversed().map { Optional($0) }, "every earlier frame, once, backwards")
         XCTAssertEqual(item.currentTime(), .zero)
         waitUntil("paused at the end") { v.player.rate == 0 && v.player.timeControlStatus == .paused }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         XCTAssertEqual(ends.count, 1, "one end notification")
         let stats = try XCTUnwrap(v.player.existingEngine?.reverseSourceStatistics)
         XCTAssertLessThanOrEqual(stats.maximumHeld, ReverseVideoSource.maximumHeldFrames)
@@ -166,7 +166,7 @@ final class AVPlayerReverseTests: XCTestCase {
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.rate = -1
         waitUntil("the start") { ends.count == 1 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         let seen = times.withLock { $0 }
         // A start event at 3 s, then one per half second crossed on the way down to 0.
         XCTAssertGreaterThanOrEqual(seen.count, 6, "\(seen)")

@@ -78,7 +78,7 @@ final class AVPlayerSeekTests: XCTestCase {
             }
         }
         waitUntil("all completions") { results.withLock { $0.count } == 100 }
-        spinMainRunLoop(0.1)
+        settle(v.player)
         let r = results.withLock { $0 }
         XCTAssertTrue(r.values.allSatisfy { $0.count == 1 }, "each completion once")
         XCTAssertEqual(r[99], [true], "the last seek wins")

@@ -50,7 +50,7 @@ final class AVPlayerStallTests: XCTestCase {
         XCTAssertLessThan(stalledAt, 4.5)
         server.releaseHeldBodies()
         waitUntil("end", timeout: 15) { ends.count == 1 }
-        spinMainRunLoop(0.1)
+        settle(player)
         // Never .paused between play() and the end: a stall is waiting.
         let beforeEnd = statuses[atPlay...].dropLast()
         XCTAssertFalse(beforeEnd.contains(.paused), "\(statuses.map(\.rawValue))")

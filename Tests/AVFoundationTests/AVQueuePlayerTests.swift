@@ -15,7 +15,7 @@ final class AVQueuePlayerTests: XCTestCase {
         let ends = items.map { NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: $0) }
         queue.play()
         waitUntil("all three end") { ends.allSatisfy { $0.count == 1 } }
-        spinMainRunLoop(0.1)
+        settle(queue)
         XCTAssertNil(queue.currentItem)
         XCTAssertTrue(queue.items().isEmpty)
         XCTAssertEqual(queue.timeControlStatus, .waitingToPlayAtSpecifiedRate)

@@ -34,7 +34,7 @@ final class AppleAPIAdditionsTests: XCTestCase {
         player.preroll(atRate: 1) { finished in results.withLock { $0.append(finished) } }
         player.rate = 1
         waitUntil("the interrupted preroll completes") { results.withLock { $0 }.count == 2 }
-        spinMainRunLoop(0.05)
+        settle(player)
         XCTAssertEqual(results.withLock { $0 }, [false, false])
         player.pause()
     }

@@ -351,7 +351,7 @@ final class ApplePatternsTests: XCTestCase {
         }
         player.replaceCurrentItem(with: item)
         waitUntil("the seek completes") { !results.withLock { $0 }.isEmpty }
-        spinMainRunLoop(0.05)
+        settle(player)
         XCTAssertEqual(results.withLock { $0 }, [true])
         let target = CMTime(value: 33, timescale: 10)
         XCTAssertEqual(item.currentTime(), target)

@@ -114,10 +114,9 @@ final class CorruptMediaSeekTests: XCTestCase {
         guard Poll.runLoop(until: { !calls.withLock { $0 }.isEmpty }) else {
             return Outcome(mutant: mutant, failure: "the seek never completed")
         }
-        // A second call would come right after the first (the engine completes on its own thread): give it a
-        // chance by a round trip through the engine (a pause is a command it acknowledges).
-        v.player.pause()
-        spinMainRunLoop(0.02)
+        // A second call would come right after the first (the engine completes on its own thread): a round trip
+        // through the engine gives it its chance.
+        settle(v.player)
         let results = calls.withLock { $0 }
         guard results.count == 1 else {
             return Outcome(mutant: mutant, failure: "completed \(results.count) times: \(results)")

@@ -43,7 +43,7 @@ final class FuzzRegressionTests: XCTestCase {
             waitUntil("\(url.lastPathComponent): seek \(k) to \(target.seconds) s completing", timeout: 30) {
                 !completions.withLock { $0 }.isEmpty
             }
-            spinMainRunLoop(0.02)
+            settle(v.player)
             XCTAssertEqual(completions.withLock { $0 }.count, 1, "\(url.lastPathComponent): seek \(k) completions")
         }
         v.player.play()

@@ -53,7 +53,7 @@ final class HLSDiscontinuityTests: XCTestCase {
         XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
         v.player.play()
         waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
-        spinMainRunLoop(0.2)
+        settle(v.player)
         v.player.removeTimeObserver(token)
         let fired = times.withLock { $0 }
         // One call per quarter second crossed, from 0 to the end at 10 s, never going back.

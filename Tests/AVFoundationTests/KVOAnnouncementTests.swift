@@ -98,7 +98,7 @@ final class KVOAnnouncementTests: XCTestCase {
             waitUntil("failed (round \(round))") { item.status == .failed }
             // Whatever the engine reports after the failure arrives; the last word must stay the failure or a pause
             // that follows it, never a "waiting" that the app's play() caused before it.
-            spinMainRunLoop(0.1)
+            settle(player)
             let states = log.withLock { $0 }
             // The connection may be refused before the app's next line runs: then its play() comes after the
             // failure, and so may what it announces.

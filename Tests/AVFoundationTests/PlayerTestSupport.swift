@@ -99,6 +99,17 @@ func exactSeek(_ item: AVPlayerItem, _ seconds: Double, file: StaticString = #fi
 }
 
 /// Runs the main run loop briefly so queued main-queue deliveries happen.
+/// Waits until `player`'s engine has applied every command given before this call, delivered what that told (events,
+/// completions, observer calls) and the main queue has run the blocks queued meanwhile (``PlayerEngine/barrier(_:)``):
+/// "nothing else happened" then says the engine has seen it all, however slow the machine. At once for a player whose
+/// engine was never made.
+func settle(_ player: AVPlayer, file: StaticString = #filePath, line: UInt = #line) {
+    guard let engine = player.existingEngine else { return }
+    let done = Locked(false)
+    engine.barrier { _ in DispatchQueue.main.async { done.withLock { $0 = true } } }
+    waitUntil("the engine settles", file: file, line: line) { done.withLock { $0 } }
+}
+
 func spinMainRunLoop(_ seconds: TimeInterval = 0.05) {
     RunLoop.main.run(until: Date().addingTimeInterval(seconds))
 }

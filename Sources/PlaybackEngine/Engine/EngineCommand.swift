@@ -52,6 +52,9 @@ struct EngineCommand: Sendable {
         case preroll(@Sendable (Bool) -> Void)
         /// `AVPlayer.cancelPendingPrerolls()`: pending prerolls complete `false`.
         case cancelPrerolls
+        /// Completes `true` once every command posted before it is applied and what their iteration told is
+        /// delivered (``PlayerEngine/barrier(_:)``).
+        case barrier(@Sendable (Bool) -> Void)
         /// A preparation thread finished (`error` nil: ready).
         case prepared(ItemSession, error: (any Error)?)
         /// Reading the item failed for good after it was ready.
@@ -62,6 +65,7 @@ struct EngineCommand: Sendable {
             switch self {
             case .seek(_, _, _, let completion): return completion
             case .preroll(let completion): return completion
+            case .barrier(let completion): return completion
             case .configure(_, .start(_, let completion)): return completion
             default: return nil
             }

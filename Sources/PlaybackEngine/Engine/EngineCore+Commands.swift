@@ -68,6 +68,8 @@ extension EngineCore {
             prerolls.append((completion, armed: false))
         case .cancelPrerolls:
             cancelPrerolls()
+        case .barrier(let completion):
+            outbox.complete(completion, true)
         }
     }
 

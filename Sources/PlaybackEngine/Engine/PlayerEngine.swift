@@ -233,6 +233,12 @@ package final class PlayerEngine: @unchecked Sendable {
     /// Completes pending seeks of `session` with `false`.
     package func cancelPendingSeeks(_ session: ItemSession) { post(.cancelPendingSeeks(session)) }
 
+    /// Calls `completion` on the engine thread once every command posted before this one is applied and the events
+    /// and calls of the iteration that applied it are delivered: `true`, or `false` when the engine stops first.
+    /// What a caller waits on instead of a fixed time to know the engine has seen what it asked (tests: "nothing
+    /// else happened" is then a fact about the engine, not about how long a loaded machine took).
+    package func barrier(_ completion: @escaping @Sendable (Bool) -> Void) { post(.barrier(completion)) }
+
     /// Wakes the engine thread (a virtual clock moved).
     package func wake() { mailbox.wake() }
 
