@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -421,5 +422,40 @@ final class HLSFaultTests: XCTestCase {
         XCTAssertEqual(ends.count, 1)
         XCTAssertEqual(jumps.count, 0, "recovery is not a seek")
         XCTAssertGreaterThanOrEqual(item.accessLog()?.events.last?.numberOfStalls ?? 0, 1)
+    }
+
+    /// Real time: the last segment cannot be fetched, so the item plays out what it read before it fails; a seek
+    /// made meanwhile (the app jumps back) asks for media to be read again, so the failure comes at once: the seek
+    /// completes `false`, once, and the item fails naming the request, without playing to its end.
+    func test_seekWhileAFailedReadPlaysOut_completesFalse_andTheItemFailsAtOnce() throws {
+        server.inject(.status(404), forPath: "/hls/vod_004.ts")
+        let player = AVPlayer()
+        let item = AVPlayerItem(url: vod)
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        player.replaceCurrentItem(with: item)
+        player.play()
+        // The request and its 3 retries have failed: the read failed for good, with 8 s of media to play out.
+        waitUntil("the last segment's retries", timeout: 30) {
+            item.errorLog()?.events.filter { $0.errorStatusCode == 404 }.count == 4
+        }
+        let finished = Locked<[Bool]>([])
+        player.seek(to: CMTime(value: 1, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { ok in
+            finished.withLock { $0.append(ok) }
+        }
+        waitUntil("the seek completes") { !finished.withLock { $0 }.isEmpty }
+        // (The error log has the fourth answer just before the reader gives up on the segment: a seek that reached the engine
+        // first reads again from 1 s and completes `true`; the item then fails once that read reaches the segment.)
+        let seekFinished = try XCTUnwrap(finished.withLock { $0.first })
+        waitUntil("the item failed", timeout: 30) { item.status == .failed }
+        settle(player)
+        XCTAssertEqual(finished.withLock { $0 }.count, 1, "completed once")
+        XCTAssertEqual(ends.count, 0)
+        let error = try XCTUnwrap(item.error as NSError?)
+        XCTAssertEqual(error.domain, AVFoundationErrorDomain)
+        XCTAssertTrue(error.localizedFailureReason?.contains("/hls/vod_004.ts") ?? false, "\(error)")
+        if !seekFinished {
+            // At once: well before the 7 s left from 1 s had played out.
+            XCTAssertLessThan(item.currentTime().seconds, 6)
+        }
     }
 }
