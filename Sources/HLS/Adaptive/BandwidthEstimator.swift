@@ -21,6 +21,12 @@ package struct BandwidthEstimator: Sendable, Equatable {
     private var slow = MovingAverage(halfLife: BandwidthEstimator.slowHalfLife)
     /// Samples taken so far.
     package private(set) var sampleCount = 0
+    /// The last ``historyCount`` samples in bits per second, oldest first: what a model-predictive policy predicts
+    /// the next segments' throughput from (``VariantSituation/throughputSamples``).
+    package private(set) var recentSamples: [Double] = []
+    /// Samples kept in ``recentSamples``: five to predict from and five more to measure how wrong those predictions
+    /// were.
+    package static let historyCount = 10
 
     /// The estimate before the first sample (bits per second); nil: none.
     package var prior: Double?
@@ -37,6 +43,10 @@ package struct BandwidthEstimator: Sendable, Equatable {
         fast.add(bitsPerSecond, weight: mediaSeconds)
         slow.add(bitsPerSecond, weight: mediaSeconds)
         sampleCount += 1
+        recentSamples.append(bitsPerSecond)
+        if recentSamples.count > Self.historyCount {
+            recentSamples.removeFirst(recentSamples.count - Self.historyCount)
+        }
     }
 
     /// The estimate in bits per second: the ``prior`` (or nil) before ``minimumSamples`` samples.

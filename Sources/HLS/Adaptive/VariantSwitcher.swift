@@ -95,7 +95,8 @@ final class VariantSwitcher {
                 variants: descriptions, current: current, eligible: eligible(under: caps), estimatedBitRate: estimate,
                 forwardBuffer: buffer, mediaSequence: playlist.mediaSequence + index,
                 segmentDuration: playlist.segments[index].duration, caps: caps,
-                remainingDuration: playlist.isLive ? nil : playlist.duration - playlist.startOffset(ofSegment: index))
+                remainingDuration: playlist.isLive ? nil : playlist.duration - playlist.startOffset(ofSegment: index),
+                throughputSamples: meter.estimator.recentSamples)
             var choice = (control.policy ?? defaultPolicy).chooseVariant(in: situation)
             if !situation.eligible.contains(choice.index) && !situation.eligible.contains(current) {
                 // The variant playing is out (a cap, a failure) and the app's policy kept it: the caps win.

@@ -50,13 +50,17 @@ package struct VariantSituation: Sendable {
     /// Seconds of media from the start of the segment about to be fetched to the end of the presentation (nil for a
     /// live one): near the end of a video-on-demand item, what is buffered may carry the rest at a higher rung.
     package var remainingDuration: Double?
+    /// The throughput of the last segments fetched (bits per second, oldest first; up to
+    /// `BandwidthEstimator.historyCount`), each the sample the estimate took in; empty before the first.
+    package var throughputSamples: [Double]
 
     package init(
         variants: [VariantDescription], current: Int, eligible: [Int], estimatedBitRate: Double?,
         forwardBuffer: Double?, mediaSequence: Int, segmentDuration: Double, caps: VariantCaps,
-        remainingDuration: Double? = nil
+        remainingDuration: Double? = nil, throughputSamples: [Double] = []
     ) {
         self.remainingDuration = remainingDuration
+        self.throughputSamples = throughputSamples
         self.variants = variants
         self.current = current
         self.eligible = eligible

@@ -202,7 +202,8 @@ package struct ABRSimulation: Sendable {
                     variants: descriptions, current: current, eligible: Array(descriptions.indices),
                     estimatedBitRate: estimator.estimate, forwardBuffer: measured, mediaSequence: index,
                     segmentDuration: ladder.segmentDuration, caps: VariantCaps(),
-                    remainingDuration: Double(ladder.segmentCount - index) * ladder.segmentDuration)
+                    remainingDuration: Double(ladder.segmentCount - index) * ladder.segmentDuration,
+                    throughputSamples: estimator.recentSamples)
                 let choice = policy.chooseVariant(in: situation)
                 if choice.index != current, descriptions.indices.contains(choice.index) {
                     decisions.append(
