@@ -74,17 +74,17 @@ final class ABRTraceTests: XCTestCase {
     }
 
     /// The policy's share of the oracle's QoE, each floor about 0.01 below what the policy reaches (the simulation and,
-    /// since its ties are broken in a fixed order, the oracle are deterministic): steady 1.000, step-down 0.963,
-    /// LTE-like 0.948 and outage 1.000 meet the goal, 90 %; the step up (0.879) and the 3G-like trace (0.850) do not.
-    /// On the step up the policy reaches the top rung at the 14th segment, about when the link turns 4 Mbit/s (20 s);
-    /// the oracle climbs at the 8th (12 s), while the link is still 1.4 Mbit/s, knowing the rise comes. Every tuning
-    /// that climbs earlier there (a sweep of the ``DefaultVariantPolicy/Tuning`` shares: full-buffer up 2.2–2.5,
-    /// shallow up 0.85–0.95) also climbs on a constant 1.5 Mbit/s link and comes down again: 6 switches in 60 s, the
-    /// limit of `test_constantLinks_fewSwitches_noStall`. On the 3G-like trace the oracle rides a dip on the top rung
-    /// that the policy leaves for two segments; tunings that reach 0.965 there (a shallow down share of 1.4–1.5 with a
-    /// buffer scale of 4.5–5 segments) do so by climbing one segment later, which costs the step up 0.02 (0.859). No
-    /// stall on any.
-    static let floors = ["steady": 0.99, "step-down": 0.95, "step-up": 0.87, "3g": 0.84, "lte": 0.94, "outage": 0.99]
+    /// since its ties are broken in a fixed order, the oracle are deterministic): steady 1.000, step-down 0.981,
+    /// step-up 0.910, 3G-like 0.916, LTE-like 0.948 and outage 1.000, all above the goal, 90 %. The throughput-and-buffer
+    /// rules alone (``DefaultVariantPolicy/ruleChoice(in:)``, the policy before it planned) reached 1.000, 0.963, 0.879,
+    /// 0.850, 0.948 and 1.000: on the step up they climbed at the 14th segment, about when the link turns 4 Mbit/s
+    /// (20 s), while the oracle climbs at the 8th, knowing the rise comes; the plan climbs at the 12th, once the buffer
+    /// carries four segments of the top rung on the 1.4 Mbit/s link and ends where the down rules keep it. A sweep of
+    /// the rules' shares (full-buffer up 2.2–2.5, shallow up 0.85–0.95, shallow down 1.4–1.5) had found no setting with
+    /// 0.90 on both the step up and the 3G-like trace without more switches on a constant link. The margins are thin
+    /// and the bench rugged (see ``DefaultVariantPolicy``: a planned share of 0.9 instead of 0.8625 drops the 3G-like
+    /// trace to 0.850). No stall on any.
+    static let floors = ["steady": 0.99, "step-down": 0.97, "step-up": 0.90, "3g": 0.90, "lte": 0.93, "outage": 0.99]
 
     func test_policy_reachesItsShareOfTheOracle_withoutStalls() throws {
         var table = ["trace      policy QoE  oracle QoE  ratio  stalls  switches  avg kbit/s  start s"]

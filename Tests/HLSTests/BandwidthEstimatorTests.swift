@@ -112,7 +112,8 @@ final class BandwidthEstimatorTests: XCTestCase {
     }
 }
 
-/// The default policy's rules, one situation each.
+/// The default policy's throughput-and-buffer rules (``DefaultVariantPolicy/ruleChoice(in:)``) and its plan, one
+/// situation each.
 final class DefaultVariantPolicyTests: XCTestCase {
     /// The ladder of `HLSFixture.ts`.
     private let ladder = [580_800, 1_020_800, 1_790_800].enumerated().map { i, rate in
@@ -121,14 +122,34 @@ final class DefaultVariantPolicyTests: XCTestCase {
             hasAudio: true)
     }
 
+    private func situation(
+        current: Int, estimate: Double?, buffer: Double?, eligible: [Int], remaining: Double?, samples: [Double]
+    ) -> VariantSituation {
+        VariantSituation(
+            variants: ladder, current: current, eligible: eligible, estimatedBitRate: estimate, forwardBuffer: buffer,
+            mediaSequence: 3, segmentDuration: 2, caps: VariantCaps(), remainingDuration: remaining,
+            throughputSamples: samples)
+    }
+
+    /// The policy's choice (the plan and the rules).
     private func choose(
-        current: Int, estimate: Double?, buffer: Double?, eligible: [Int] = [0, 1, 2], remaining: Double? = nil
+        current: Int, estimate: Double?, buffer: Double?, eligible: [Int] = [0, 1, 2], remaining: Double? = nil,
+        samples: [Double] = []
     ) -> VariantChoice {
         DefaultVariantPolicy().chooseVariant(
-            in: VariantSituation(
-                variants: ladder, current: current, eligible: eligible, estimatedBitRate: estimate,
-                forwardBuffer: buffer, mediaSequence: 3, segmentDuration: 2, caps: VariantCaps(),
-                remainingDuration: remaining))
+            in: situation(
+                current: current, estimate: estimate, buffer: buffer, eligible: eligible, remaining: remaining,
+                samples: samples))
+    }
+
+    /// The rules' choice alone.
+    private func rules(
+        current: Int, estimate: Double?, buffer: Double?, eligible: [Int] = [0, 1, 2], remaining: Double? = nil
+    ) -> VariantChoice {
+        DefaultVariantPolicy().ruleChoice(
+            in: situation(
+                current: current, estimate: estimate, buffer: buffer, eligible: eligible, remaining: remaining,
+                samples: []))
     }
 
     func test_withoutEstimate_keeps() {
@@ -138,23 +159,23 @@ final class DefaultVariantPolicyTests: XCTestCase {
     func test_upOnlyWithMargin_andWhenTheSegmentArrivesInTime() {
         // Two segments buffered: 1.23 × 2.6 Mb/s covers the top (1.79), which arrives in 1.38 s.
         XCTAssertEqual(
-            choose(current: 0, estimate: 2_600_000, buffer: 4), VariantChoice(index: 2, reason: .bandwidthUp))
+            rules(current: 0, estimate: 2_600_000, buffer: 4), VariantChoice(index: 2, reason: .bandwidthUp))
         // A segment buffered: 0.85 × 2.0 = 1.7: the middle only.
         XCTAssertEqual(
-            choose(current: 0, estimate: 2_000_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthUp))
+            rules(current: 0, estimate: 2_000_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthUp))
         // At the start (nothing buffered beyond the first segment), one fast segment is enough: the top's next
         // segment arrives in 0.4 s.
         XCTAssertEqual(
-            choose(current: 0, estimate: 9_000_000, buffer: 0), VariantChoice(index: 2, reason: .bandwidthUp))
+            rules(current: 0, estimate: 9_000_000, buffer: 0), VariantChoice(index: 2, reason: .bandwidthUp))
         // The top would take 1.63 s to arrive: more than 0.8 of the segment being read; the middle, 0.93 s, does not.
         XCTAssertEqual(
-            choose(current: 0, estimate: 2_200_000, buffer: 0), VariantChoice(index: 1, reason: .bandwidthUp))
+            rules(current: 0, estimate: 2_200_000, buffer: 0), VariantChoice(index: 1, reason: .bandwidthUp))
         // A full buffer (8 s) lets 2 × the estimate do: 2.6 Mb/s covers the top; with 4 s, 1.23 × 1.3 does not.
         XCTAssertEqual(
-            choose(current: 1, estimate: 1_300_000, buffer: 8), VariantChoice(index: 2, reason: .bandwidthUp))
-        XCTAssertEqual(choose(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
+            rules(current: 1, estimate: 1_300_000, buffer: 8), VariantChoice(index: 2, reason: .bandwidthUp))
+        XCTAssertEqual(rules(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
         // 1.2 × the lowest rung with 4 s buffered: 1.23 × 697 kb/s does not cover the middle; stay on the lowest.
-        XCTAssertEqual(choose(current: 0, estimate: 696_960, buffer: 4), VariantChoice(index: 0, reason: .hold))
+        XCTAssertEqual(rules(current: 0, estimate: 696_960, buffer: 4), VariantChoice(index: 0, reason: .hold))
     }
 
     /// Between the down share (1.6 × the estimate with 4 s buffered) and the up share (1.23 ×) the variant holds: no
@@ -163,7 +184,7 @@ final class DefaultVariantPolicyTests: XCTestCase {
         // Down below 1.0208 / 1.6 Mb/s, up from 1.7908 / 1.233.
         for estimate in stride(from: 660_000.0, to: 1_440_000, by: 20_000) {
             XCTAssertEqual(
-                choose(current: 1, estimate: estimate, buffer: 4), VariantChoice(index: 1, reason: .hold),
+                rules(current: 1, estimate: estimate, buffer: 4), VariantChoice(index: 1, reason: .hold),
                 "\(estimate)")
         }
     }
@@ -171,14 +192,14 @@ final class DefaultVariantPolicyTests: XCTestCase {
     func test_downWhenTheEstimateNoLongerCoversTheVariant() {
         // A segment buffered: 1.2 × 1.4 Mb/s does not cover the top.
         XCTAssertEqual(
-            choose(current: 2, estimate: 1_400_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthDown))
+            rules(current: 2, estimate: 1_400_000, buffer: 2), VariantChoice(index: 1, reason: .bandwidthDown))
         XCTAssertEqual(
-            choose(current: 2, estimate: 700_000, buffer: 2), VariantChoice(index: 0, reason: .bandwidthDown))
+            rules(current: 2, estimate: 700_000, buffer: 2), VariantChoice(index: 0, reason: .bandwidthDown))
         // A full buffer (8 s) absorbs segments above the estimate for a while: 2.4 × 1 Mb/s covers the top,
         // 2.4 × 0.7 does not.
-        XCTAssertEqual(choose(current: 2, estimate: 1_000_000, buffer: 8), VariantChoice(index: 2, reason: .hold))
+        XCTAssertEqual(rules(current: 2, estimate: 1_000_000, buffer: 8), VariantChoice(index: 2, reason: .hold))
         XCTAssertEqual(
-            choose(current: 2, estimate: 700_000, buffer: 8), VariantChoice(index: 1, reason: .bandwidthDown))
+            rules(current: 2, estimate: 700_000, buffer: 8), VariantChoice(index: 1, reason: .bandwidthDown))
     }
 
     /// Near the end of a video-on-demand item the buffer pays for a higher rung: every remaining segment of it arrives
@@ -187,25 +208,68 @@ final class DefaultVariantPolicyTests: XCTestCase {
         // 1.3 Mb/s, 4 s buffered: the top is 1.53 × 0.9 × the estimate; its last 2 segments arrive in 6.1 s, within
         // 0.8 × (4 + 2) s + 2 s.
         XCTAssertEqual(
-            choose(current: 1, estimate: 1_300_000, buffer: 4, remaining: 4),
+            rules(current: 1, estimate: 1_300_000, buffer: 4, remaining: 4),
             VariantChoice(index: 2, reason: .endOfItem))
         XCTAssertEqual(
-            choose(current: 1, estimate: 1_300_000, buffer: 4, remaining: 20), VariantChoice(index: 1, reason: .hold))
-        XCTAssertEqual(choose(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
+            rules(current: 1, estimate: 1_300_000, buffer: 4, remaining: 20), VariantChoice(index: 1, reason: .hold))
+        XCTAssertEqual(rules(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
         // The last segment of the top rung arrives in 4.4 s at 0.9 Mb/s, within 0.8 × 6 s: it stays; two would not.
         XCTAssertEqual(
-            choose(current: 2, estimate: 900_000, buffer: 4, remaining: 2), VariantChoice(index: 2, reason: .hold))
+            rules(current: 2, estimate: 900_000, buffer: 4, remaining: 2), VariantChoice(index: 2, reason: .hold))
         XCTAssertEqual(
-            choose(current: 2, estimate: 900_000, buffer: 4, remaining: 4),
+            rules(current: 2, estimate: 900_000, buffer: 4, remaining: 4),
             VariantChoice(index: 1, reason: .bandwidthDown))
     }
 
     func test_oneRungDownBeforeTheBufferRunsDry() {
         // 1.9 Mb/s covers the top, but its next segment (1.88 s) would arrive after 0.8 of the segment being read,
         // with nothing buffered beyond it.
-        XCTAssertEqual(choose(current: 2, estimate: 1_900_000, buffer: 0), VariantChoice(index: 1, reason: .bufferLow))
+        XCTAssertEqual(rules(current: 2, estimate: 1_900_000, buffer: 0), VariantChoice(index: 1, reason: .bufferLow))
         // With margin the buffer alone does not step down.
-        XCTAssertEqual(choose(current: 2, estimate: 9_000_000, buffer: 0), VariantChoice(index: 2, reason: .hold))
+        XCTAssertEqual(rules(current: 2, estimate: 9_000_000, buffer: 0), VariantChoice(index: 2, reason: .hold))
+    }
+
+    /// The plan climbs when the buffer carries the higher rung through the plan and the rules would keep it at its
+    /// end; a link steady at 1.3 Mb/s (five samples) plans on 0.8625 × 1.3 = 1.12 Mb/s.
+    func test_plan_climbsWhenTheBufferCarriesIt() {
+        let steady = [Double](repeating: 1_300_000, count: 5)
+        // 10 s measured: four top segments of 3.2 s each leave 7.2 s ahead, where 2.1 × 1.3 Mb/s still keeps the top.
+        XCTAssertEqual(
+            choose(current: 1, estimate: 1_300_000, buffer: 10, samples: steady),
+            VariantChoice(index: 2, reason: .bandwidthUp))
+        // 2 s measured: the top would stall within the plan.
+        XCTAssertEqual(
+            choose(current: 1, estimate: 1_300_000, buffer: 2, samples: steady), VariantChoice(index: 1, reason: .hold))
+        // The rules alone stay (1.7908 is above 1.3 × their up share with 4 s buffered).
+        XCTAssertEqual(rules(current: 1, estimate: 1_300_000, buffer: 4), VariantChoice(index: 1, reason: .hold))
+    }
+
+    /// A down needs both the plan and the rules: the plan's first rung, for the rules' reason.
+    func test_plan_downOnlyWhenTheRulesAgree() {
+        // 1.3 Mb/s with 10 s measured: the rules keep the top (2.4 × the estimate with a full buffer).
+        XCTAssertEqual(
+            choose(current: 2, estimate: 1_300_000, buffer: 10, samples: [Double](repeating: 1_300_000, count: 5)),
+            VariantChoice(index: 2, reason: .hold))
+        // 0.7 Mb/s with a segment buffered: both leave the top; the plan steps through the middle (its segment still
+        // arrives within the 4 s ahead, and two smaller switches cost less than one large one).
+        XCTAssertEqual(
+            choose(current: 2, estimate: 700_000, buffer: 2, samples: [Double](repeating: 700_000, count: 5)),
+            VariantChoice(index: 1, reason: .bandwidthDown))
+    }
+
+    /// The prediction: the harmonic mean of the last five samples, over 1 + the largest error it made on them (at
+    /// most 0.25), × 0.8625; the estimate stands for a sample when there is none.
+    func test_predictedThroughput_isTheDiscountedHarmonicMean() {
+        let policy = DefaultVariantPolicy()
+        XCTAssertEqual(
+            policy.predictedThroughput(samples: [], estimate: 2_000_000), 2_000_000 * 0.8625, accuracy: 1e-6)
+        XCTAssertEqual(
+            policy.predictedThroughput(samples: [1_000_000, 1_000_000], estimate: 5), 1_000_000 * 0.8625,
+            accuracy: 1e-6)
+        // 1 and 3 Mb/s: the mean is 1.5; the second sample was predicted at 1 (an error of 2/3, capped at 0.25).
+        XCTAssertEqual(
+            policy.predictedThroughput(samples: [1_000_000, 3_000_000], estimate: 5), 1_500_000 / 1.25 * 0.8625,
+            accuracy: 1e-6)
     }
 
     func test_aVariantOutsideTheCaps_leavesAtOnce() {

@@ -168,9 +168,10 @@ extension AVPlayerItem {
     /// **OpenAVFoundation extension, not Apple API.** The policy that chooses the variant of each segment of an
     /// HTTP Live Streaming item; nil (the default): the built-in one, on the bandwidth estimate (from the first
     /// segment's transfer on; before it, what an earlier item of the same player measured of the same host) and the
-    /// buffer together: down when the variant takes more than the estimate (up to 1.4 × it with a full buffer) or
-    /// its next segment would arrive too late, up to the highest variant 85 % of the estimate (up to 1.2 × with a full
-    /// buffer) covers whose segment arrives in time. A change applies from the next segment; the caps still bound the
+    /// buffer together: up to the first rung of the best plan for the next few segments (RobustMPC: the rungs'
+    /// bit rates less stalls and switches, on the recent segments' throughput discounted by its recent error), down
+    /// when that plan starts lower and the variant takes more than the estimate (up to 2.4 × it with a full buffer)
+    /// or its next segment would arrive too late. A change applies from the next segment; the caps still bound the
     /// choice.
     public var oavfVariantPolicy: (any OAVFVariantPolicy)? {
         get { read { $0.variantPolicy } }
