@@ -30,7 +30,7 @@ extension AVError {
                     domain: NSURLErrorDomain, code: urlCode,
                     userInfo: [
                         NSLocalizedDescriptionKey: ffmpeg.message, NSURLErrorFailingURLErrorKey: url,
-                        NSURLErrorFailingURLStringErrorKey: url.absoluteString, NSUnderlyingErrorKey: underlying,
+                        failingURLStringKey: url.absoluteString, NSUnderlyingErrorKey: underlying,
                     ])
             } else {
                 info[NSUnderlyingErrorKey] = underlying
@@ -43,6 +43,10 @@ extension AVError {
 
     /// The URL loading system's code (`NSURLErrorDomain`) for a transport failure: the server could not be reached
     /// or the connection broke. Nil for anything else (an HTTP status is a response, not a URL loading error).
+    /// `NSURLErrorFailingURLStringErrorKey`'s value: URL loading still sets it beside `NSURLErrorFailingURLErrorKey`
+    /// (apps written for older systems read it), and Foundation marks the constant deprecated.
+    static let failingURLStringKey = "NSErrorFailingURLStringKey"
+
     static func urlLoadingCode(_ failure: any MediaFailure) -> Int? {
         switch failure.posixErrno {
         case ECONNREFUSED?, EHOSTUNREACH?: return NSURLErrorCannotConnectToHost
