@@ -68,25 +68,27 @@ golden: bootstrap fixtures
 		$(SWIFT) test --disable-swift-testing --filter 'PlaybackEngineTests.PlaybackDumpTests'
 
 # The suite under AddressSanitizer, then ThreadSanitizer, each in its own scratch path (instrumented builds cannot
-# share objects). SANITIZE_FILTER narrows the tests (e.g. 'PlaybackEngineTests|AVFoundationTests'). Leak detection
-# is off: XCTest, Foundation's Data(contentsOf:) and NSValue.objCType leak small blocks by themselves (none from
-# this project's code in the last run); SoakTests checks this project's resources instead.
+# share objects), in one process through scripts/run-tests (its hang guard names a test that hangs; its logs are in
+# .build/asan-logs, .build/tsan-logs). SANITIZE_FILTER keeps the test classes it matches (an extended regular
+# expression on "Target.Class", e.g. 'PlaybackEngineTests|AVFoundationTests'). Leak detection is off: XCTest,
+# Foundation's Data(contentsOf:) and NSValue.objCType leak small blocks by themselves (none from this project's code in
+# the last run); SoakTests checks this project's resources instead.
 SANITIZE_FILTER ?=
-SANITIZE_TEST_ARGS = --disable-swift-testing $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)')
+SANITIZE_JOBS ?= 1
 
 sanitize: sanitize-address sanitize-thread
 
 sanitize-address: bootstrap fixtures
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	OAVF_FIXTURES="$$(scripts/make-fixtures)" ASAN_OPTIONS="detect_leaks=0" \
-		timeout --kill-after=30 3600 stdbuf -oL -eL \
-		$(SWIFT) test --sanitize=address --scratch-path .build/asan $(SANITIZE_TEST_ARGS)
+	OAVF_FIXTURES="$$(scripts/make-fixtures)" ASAN_OPTIONS="detect_leaks=0" TEST_JOBS=$(SANITIZE_JOBS) \
+		TEST_FILTER='$(SANITIZE_FILTER)' TEST_LOGS=.build/asan-logs SWIFT=$(SWIFT) \
+		timeout --kill-after=30 3600 scripts/run-tests --sanitize=address --scratch-path .build/asan
 
 sanitize-thread: bootstrap fixtures
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	OAVF_FIXTURES="$$(scripts/make-fixtures)" TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-		timeout --kill-after=30 3600 stdbuf -oL -eL \
-		$(SWIFT) test --sanitize=thread --scratch-path .build/tsan $(SANITIZE_TEST_ARGS)
+		TEST_JOBS=$(SANITIZE_JOBS) TEST_FILTER='$(SANITIZE_FILTER)' TEST_LOGS=.build/tsan-logs SWIFT=$(SWIFT) \
+		timeout --kill-after=30 3600 scripts/run-tests --sanitize=thread --scratch-path .build/tsan
 
 # libFuzzer harnesses (Fuzz/, a package of its own built with -sanitize=fuzzer,address; README "Development"): the HLS
 # playlist parser, text subtitles (demuxers, decoders, cue store, attributed strings), the CEA-708 decoder, open+probe, and
