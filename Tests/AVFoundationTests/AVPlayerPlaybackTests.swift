@@ -480,4 +480,31 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
         v.clock.advance(by: CMTime(value: 1, timescale: 1))
         waitUntil("audio again") { v.audio.frameCount > audioBefore + 40_000 }
     }
+
+    /// Track changes given back to back while the clock moves on: each change repositions the pipeline silently and
+    /// the clock resumes on the anchor of the first, so the time that passed meanwhile is played. (A change that came
+    /// while the one before was still landing resumed on the engine's "now" instead, and a manual clock that moved in
+    /// between left the item sitting still until it moved again.)
+    func test_trackChangesBackToBack_whileTheClockMoves_resumeOnTheFirstsAnchor() throws {
+        let v = VirtualPlayer(mode: .manual)
+        let item = AVPlayerItem(url: try fixture(.h264AAC))
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay }
+        v.player.play()
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        waitUntil("one second of audio") { v.audio.frameCount >= 48_000 }
+        let audioTrack = try XCTUnwrap(item.tracks.first { $0.assetTrack?.mediaType == .audio })
+        for round in 0..<5 {
+            let before = v.audio.frameCount
+            audioTrack.isEnabled = false
+            v.clock.advance(by: CMTime(value: 1, timescale: 2))
+            audioTrack.isEnabled = true
+            v.clock.advance(by: CMTime(value: 1, timescale: 2))
+            // Half a second of sound at least (the half second disabled is silent), however the changes and the
+            // clock's moves interleaved with the engine's steps.
+            waitUntil("round \(round): audio after the changes") { v.audio.frameCount >= before + 24_000 }
+        }
+        settle(v.player)
+        XCTAssertEqual(item.currentTime().seconds, 6, accuracy: 0.05)
+    }
 }

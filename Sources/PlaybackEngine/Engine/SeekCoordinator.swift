@@ -175,9 +175,24 @@ final class SeekCoordinator {
         let played = session.descriptor
         if pendingSwitch == nil, video == played.videoStream, audio == played.audioStream { return }  // nothing changes
         let running = transport.isRunning
-        let time = running ? transport.time(at: host) : transport.playhead
-        pendingSwitch = StreamSwitch(
-            session: session, video: video, audio: audio, time: time, host: running ? host : nil)
+        var (time, anchor) = running ? (transport.time(at: host), host) : (transport.playhead, nil)
+        if !running, let resuming = resumeAnchor(of: session) {
+            // An earlier switch's repositioning has not landed yet (the clock waits for it): this one resumes on the
+            // same anchor, so time that passed while it was under way still counts (a manual clock advanced meanwhile
+            // would otherwise be skipped, and the item would sit still until the clock moved again).
+            (time, anchor) = resuming
+        }
+        pendingSwitch = StreamSwitch(session: session, video: video, audio: audio, time: time, host: anchor)
+    }
+
+    /// The anchor a switch or silent repositioning of `session` under way will resume the clock on: its item time and
+    /// the host time it stands for.
+    private func resumeAnchor(of session: ItemSession) -> (CMTime, UInt64)? {
+        if let change = pendingSwitch, change.session === session, let host = change.host { return (change.time, host) }
+        for seek in [pending, awaiting].compactMap({ $0 }) where seek.session === session {
+            if let host = seek.resumeHost { return (seek.target, host) }
+        }
+        return nil
     }
 
     /// Asks to step `session` by `count` pictures as of host time `host`; a playing item pauses first.
