@@ -455,7 +455,8 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
         XCTAssertEqual(item.currentMediaSelection.selectedMediaOption(in: group), english)
     }
 
-    func test_disablingTheAudioTrack_silencesIt_disablingVideoStopsFrames() throws {
+    /// A manual-clock player that has played the first second of the clip with sound.
+    private func playingItsFirstSecond() throws -> (VirtualPlayer, AVPlayerItem) {
         let v = VirtualPlayer(mode: .manual)
         let item = AVPlayerItem(url: try fixture(.h264AAC))
         v.player.replaceCurrentItem(with: item)
@@ -463,6 +464,11 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
         v.player.play()
         v.clock.advance(by: CMTime(value: 1, timescale: 1))
         waitUntil("one second of audio") { v.audio.frameCount >= 48_000 }
+        return (v, item)
+    }
+
+    func test_disablingTheAudioTrack_silencesIt_disablingVideoStopsFrames() throws {
+        let (v, item) = try playingItsFirstSecond()
         let audioTrack = try XCTUnwrap(item.tracks.first { $0.assetTrack?.mediaType == .audio })
         let videoTrack = try XCTUnwrap(item.tracks.first { $0.assetTrack?.mediaType == .video })
         audioTrack.isEnabled = false
@@ -486,13 +492,7 @@ final class AVPlayerMediaSelectionPlaybackTests: XCTestCase {
     /// while the one before was still landing resumed on the engine's "now" instead, and a manual clock that moved in
     /// between left the item sitting still until it moved again.)
     func test_trackChangesBackToBack_whileTheClockMoves_resumeOnTheFirstsAnchor() throws {
-        let v = VirtualPlayer(mode: .manual)
-        let item = AVPlayerItem(url: try fixture(.h264AAC))
-        v.player.replaceCurrentItem(with: item)
-        waitUntil("ready") { item.status == .readyToPlay }
-        v.player.play()
-        v.clock.advance(by: CMTime(value: 1, timescale: 1))
-        waitUntil("one second of audio") { v.audio.frameCount >= 48_000 }
+        let (v, item) = try playingItsFirstSecond()
         let audioTrack = try XCTUnwrap(item.tracks.first { $0.assetTrack?.mediaType == .audio })
         for round in 0..<5 {
             let before = v.audio.frameCount

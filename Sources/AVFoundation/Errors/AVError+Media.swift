@@ -41,12 +41,12 @@ extension AVError {
         return AVError(code, userInfo: info)
     }
 
-    /// The URL loading system's code (`NSURLErrorDomain`) for a transport failure: the server could not be reached
-    /// or the connection broke. Nil for anything else (an HTTP status is a response, not a URL loading error).
     /// `NSURLErrorFailingURLStringErrorKey`'s value: URL loading still sets it beside `NSURLErrorFailingURLErrorKey`
     /// (apps written for older systems read it), and Foundation marks the constant deprecated.
     static let failingURLStringKey = "NSErrorFailingURLStringKey"
 
+    /// The URL loading system's code (`NSURLErrorDomain`) for a transport failure: the server could not be reached
+    /// or the connection broke. Nil for anything else (an HTTP status is a response, not a URL loading error).
     static func urlLoadingCode(_ failure: any MediaFailure) -> Int? {
         switch failure.posixErrno {
         case ECONNREFUSED?, EHOSTUNREACH?: return NSURLErrorCannotConnectToHost

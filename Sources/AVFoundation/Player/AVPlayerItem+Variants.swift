@@ -170,7 +170,7 @@ extension AVPlayerItem {
     /// segment's transfer on; before it, what an earlier item of the same player measured of the same host) and the
     /// buffer together: up to the first rung of the best plan for the next few segments (RobustMPC: the rungs'
     /// bit rates less stalls and switches, on the recent segments' throughput discounted by its recent error), down
-    /// when that plan starts lower and the variant takes more than the estimate (up to 2.4 × it with a full buffer)
+    /// when that plan starts lower and the variant takes more than 1.2 × the estimate (2.4 × with a full buffer)
     /// or its next segment would arrive too late. A change applies from the next segment; the caps still bound the
     /// choice.
     public var oavfVariantPolicy: (any OAVFVariantPolicy)? {

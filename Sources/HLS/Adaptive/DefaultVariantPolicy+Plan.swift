@@ -16,7 +16,8 @@ extension DefaultVariantPolicy {
     /// of the last ones (at most ``Tuning/maximumPredictionError``), times ``Tuning/plannedThroughputShare``. Without
     /// samples, the estimate (an earlier item's) stands for one.
     package func predictedThroughput(samples: [Double], estimate: Double) -> Double {
-        let samples = samples.filter { $0 > 0 && $0.isFinite }.isEmpty ? [estimate] : samples.filter { $0 > 0 }
+        let measured = samples.filter { $0 > 0 && $0.isFinite }
+        let samples = measured.isEmpty ? [estimate] : measured
         let count = max(1, tuning.throughputSampleCount)
         func harmonicMean(_ values: ArraySlice<Double>) -> Double {
             Double(values.count) / values.reduce(0) { $0 + 1 / $1 }
