@@ -257,18 +257,22 @@ final class DefaultVariantPolicyTests: XCTestCase {
             VariantChoice(index: 1, reason: .bandwidthDown))
     }
 
-    /// The prediction: the harmonic mean of the last five samples, over 1 + the largest error it made on them (at
-    /// most 0.25), × 0.8625; the estimate stands for a sample when there is none.
+    /// The prediction: the harmonic mean of the last five samples, over 1 + the largest amount by which it overshot
+    /// one of them (at most 0.2), × 0.875; the estimate stands for a sample when there is none.
     func test_predictedThroughput_isTheDiscountedHarmonicMean() {
         let policy = DefaultVariantPolicy()
         XCTAssertEqual(
-            policy.predictedThroughput(samples: [], estimate: 2_000_000), 2_000_000 * 0.8625, accuracy: 1e-6)
+            policy.predictedThroughput(samples: [], estimate: 2_000_000), 2_000_000 * 0.875, accuracy: 1e-6)
         XCTAssertEqual(
-            policy.predictedThroughput(samples: [1_000_000, 1_000_000], estimate: 5), 1_000_000 * 0.8625,
+            policy.predictedThroughput(samples: [1_000_000, 1_000_000], estimate: 5), 1_000_000 * 0.875,
             accuracy: 1e-6)
-        // 1 and 3 Mb/s: the mean is 1.5; the second sample was predicted at 1 (an error of 2/3, capped at 0.25).
+        // 3 then 1 Mb/s: the mean is 1.5; the second sample was predicted at 3 (an overshoot of 2, capped at 0.2).
         XCTAssertEqual(
-            policy.predictedThroughput(samples: [1_000_000, 3_000_000], estimate: 5), 1_500_000 / 1.25 * 0.8625,
+            policy.predictedThroughput(samples: [3_000_000, 1_000_000], estimate: 5), 1_500_000 / 1.2 * 0.875,
+            accuracy: 1e-6)
+        // 1 then 3 Mb/s: the second was predicted at 1, below it (the link got faster): no discount.
+        XCTAssertEqual(
+            policy.predictedThroughput(samples: [1_000_000, 3_000_000], estimate: 5), 1_500_000 * 0.875,
             accuracy: 1e-6)
     }
 

@@ -12,9 +12,9 @@ extension DefaultVariantPolicy {
     }
 
     /// The throughput (bits per second) the next segments are planned on: the harmonic mean of the last
-    /// ``Tuning/throughputSampleCount`` samples over 1 + the largest relative error the same prediction made for each
-    /// of the last ones (at most ``Tuning/maximumPredictionError``), times ``Tuning/plannedThroughputShare``. Without
-    /// samples, the estimate (an earlier item's) stands for one.
+    /// ``Tuning/throughputSampleCount`` samples over 1 + the largest relative amount by which the same prediction
+    /// overshot one of the last ones (at most ``Tuning/maximumPredictionError``; an undershoot counts as none), times
+    /// ``Tuning/plannedThroughputShare``. Without samples, the estimate (an earlier item's) stands for one.
     package func predictedThroughput(samples: [Double], estimate: Double) -> Double {
         let measured = samples.filter { $0 > 0 && $0.isFinite }
         let samples = measured.isEmpty ? [estimate] : measured
@@ -27,7 +27,7 @@ extension DefaultVariantPolicy {
         var error = 0.0
         for k in max(1, n - count)..<n {
             let past = harmonicMean(samples[max(0, k - count)..<k])
-            error = max(error, abs(past - samples[k]) / samples[k])
+            error = max(error, (past - samples[k]) / samples[k])
         }
         return prediction / (1 + min(error, tuning.maximumPredictionError)) * tuning.plannedThroughputShare
     }
