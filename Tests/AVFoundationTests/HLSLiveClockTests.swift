@@ -34,6 +34,10 @@ final class HLSLiveClockTests: XCTestCase {
         waitUntil("ready", timeout: 30) { item.status != .unknown }
         XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
         waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        // Item time 0 is the start of the window as loaded; playback starts three target durations from its edge:
+        // 2 s into its 8 s (VOD segment 1).
+        let start = item.currentTime()
+        XCTAssertEqual(start.seconds, 2, accuracy: 0.1)
         let loaded = playlistRequests
         v.player.play()
         // Paused (without `canUseNetworkResourcesForLiveStreamingWhilePaused`) the reloads were suspended; playing
@@ -49,19 +53,20 @@ final class HLSLiveClockTests: XCTestCase {
             waitUntil("the reload due at \(now.seconds) s made: \(v.clock.pendingDeadlines)", timeout: 30) {
                 v.clock.pendingDeadlines.contains { $0 > now }
             }
-            // The engine keeps up with the clock (item time is the clock's here: playback started at 0 on both).
-            waitUntil("the picture at \(now.seconds) s: \(v.frames.indices.suffix(3))", timeout: 30) {
-                (v.frames.entries.last?.time).map { $0 + CMTime(value: 1, timescale: 30) > now } ?? false
+            // The engine keeps up with the clock (item time is the clock's plus where playback started).
+            waitUntil("the picture at \((start + now).seconds) s: \(v.frames.indices.suffix(3))", timeout: 30) {
+                (v.frames.entries.last?.time).map { $0 + CMTime(value: 1, timescale: 30) > start + now } ?? false
             }
         }
         XCTAssertEqual(playlistRequests - loaded, 4, "one reload per target duration: at 2, 4, 6 and 8 s")
         XCTAssertEqual(v.clock.pendingDeadlines, [CMTime(value: 10, timescale: 1)])
-        // The window moved by the four segments published at 2, 4, 6 and 8 s (item time 0 is where playback began,
-        // 2 s into the first window: its end, 8 s, is 6 s of item time, and 8 s later 14 s); playback followed the
-        // clock, every picture from the start's (60) to the one at 8 s, in order, none twice, none dropped.
+        // The window moved by the four segments published at 2, 4, 6 and 8 s (item time 0 is the first window's
+        // start: its end, 8 s, and 8 s later 16 s; its start 8 s); playback followed the clock, every picture from
+        // the start's (60) to the one at 8 s, in order, none twice, none dropped.
         waitUntil("window moved", timeout: 30) {
-            abs((item.seekableTimeRanges.first?.timeRangeValue.end.seconds ?? 0) - 14) < 0.1
+            abs((item.seekableTimeRanges.first?.timeRangeValue.end.seconds ?? 0) - 16) < 0.1
         }
+        XCTAssertEqual(item.seekableTimeRanges.first?.timeRangeValue.start.seconds ?? 0, 8, accuracy: 0.1)
         let shown = v.frames.indices.compactMap { $0 }
         XCTAssertEqual(shown, Array(60..<60 + shown.count), "\(shown)")
         XCTAssertGreaterThanOrEqual(shown.last ?? 0, 298)

@@ -76,6 +76,8 @@ final class HLSLiveOffsetTests: XCTestCase {
                 item.configuredTimeOffsetFromLive = CMTime(seconds: offset, preferredTimescale: 1000)
             }
             XCTAssertEqual(v.frames.indices.first ?? nil, frame, "offset \(offset)")
+            // Item time 0 is the window's start: playback starts at the segment's place in it (2 s a segment).
+            XCTAssertEqual(item.currentTime().seconds, Double(frame / 30), accuracy: 0.1, "offset \(offset)")
             XCTAssertEqual(item.configuredTimeOffsetFromLive, CMTime(seconds: offset, preferredTimescale: 1000))
             v.player.replaceCurrentItem(with: nil)
         }
@@ -84,9 +86,12 @@ final class HLSLiveOffsetTests: XCTestCase {
     func test_seekToPositiveInfinity_landsAtTheConfiguredOffsetFromTheEdge() throws {
         let (v, item) = try readyLive()
         let first = try XCTUnwrap(v.frames.entries.first)
-        // Item time 0 is where playback started (segment 2); the window ends with segment 4, 6 s on.
+        // Item time 0 is the window's start (segment 0); playback started at segment 2, 4 s in; the window ends
+        // with segment 4, at 10 s.
+        XCTAssertEqual(first.time.seconds, 4, accuracy: 0.1)
         let window = try XCTUnwrap(item.seekableTimeRanges.first?.timeRangeValue)
-        XCTAssertEqual(window.end.seconds, 6, accuracy: 0.1)
+        XCTAssertEqual(window.start.seconds, 0, accuracy: 0.001)
+        XCTAssertEqual(window.end.seconds, 10, accuracy: 0.1)
         item.configuredTimeOffsetFromLive = CMTime(seconds: 4, preferredTimescale: 1)
         let done = Locked<Bool?>(nil)
         item.seek(to: .positiveInfinity, toleranceBefore: .zero, toleranceAfter: .zero) { ok in

@@ -262,14 +262,20 @@ final class HLSPlaybackTests: XCTestCase {
         // Eight seconds listed, playback starts 6 s (three target durations) before the edge: at segment 1.
         waitUntil("first frame") { !v.frames.entries.isEmpty }
         XCTAssertEqual(v.frames.indices.first ?? nil, 60)
+        // Item time 0 is the window's start (segment 0): the whole window can be sought, playback is 2 s into it.
+        XCTAssertEqual(
+            item.seekableTimeRanges.map(\.timeRangeValue),
+            [CMTimeRange(start: .zero, duration: CMTime(value: 8, timescale: 1))])
+        XCTAssertEqual(item.currentTime().seconds, 2, accuracy: 0.1)
         // The window slides by a segment; playback reads on into it after a reload.
         try writeLive(name, first: 1, last: 4)
         v.player.play()
         // (The last pictures of the last segment listed wait in the demuxer and decoder for what follows them.)
         waitUntil("segment 4", timeout: 30) { v.frames.indices.contains(280) }
         waitUntil("window moved", timeout: 10) {
-            item.seekableTimeRanges.map(\.timeRangeValue).first.map { abs($0.end.seconds - 8) < 0.01 } ?? false
+            item.seekableTimeRanges.map(\.timeRangeValue).first.map { abs($0.end.seconds - 10) < 0.01 } ?? false
         }
+        XCTAssertEqual(item.seekableTimeRanges.first?.timeRangeValue.start.seconds ?? 0, 2, accuracy: 0.01)
         XCTAssertFalse(ended.withLock { $0 })
         // The list ends: playback ends after its last segment.
         try writeLive(name, first: 2, last: 4, ended: true)

@@ -43,8 +43,10 @@ struct AssetDescription: Sendable {
 
     var url: URL
     /// The container time that the asset calls zero: the first timestamp when it is positive (MPEG-TS
-    /// and other broadcast streams start at arbitrary clock values), else zero. Track time ranges and
-    /// the duration are relative to it; the engine subtracts it from every timestamp it presents.
+    /// and other broadcast streams start at arbitrary clock values), else zero; a live stream's, its source's start
+    /// however it falls (HLS: the start of the playlist's window, which may lie before the timestamps restarted
+    /// at a discontinuity). Track time ranges and the duration are relative to it; the engine subtracts it from
+    /// every timestamp it presents.
     var timeOrigin: CMTime
     var formatName: String
     var formatLongName: String
@@ -97,7 +99,8 @@ struct AssetDescription: Sendable {
         byteSize = media.byteSize
         bitRate = media.bitRate
         let containerDuration = media.duration
-        let originMicroseconds = max(0, media.startTimeMicroseconds ?? 0)
+        let start = media.startTimeMicroseconds ?? 0
+        let originMicroseconds = media.isLive ? start : max(0, start)
         timeOrigin = CMTime(value: originMicroseconds, timescale: 1_000_000)
         variants = media.variants
         artwork = media.artwork

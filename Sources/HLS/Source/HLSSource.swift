@@ -217,7 +217,12 @@ package final class HLSSource: MediaSource, @unchecked Sendable {
         mainAudioStreams = mainKinds.contains(.video) ? Set(mainKinds.indices.filter { mainKinds[$0] == .audio }) : []
         var info = main.format.info
         info.streams = streams
-        info.startTimeMicroseconds = opened.map(\.firstReadMicroseconds).min()
+        // Item time zero: VOD, the first segment read; live (and EVENT), the start of the variant's window as loaded
+        // (Apple's), so the window before the segment playback starts at can be sought to — or the first packet
+        // read, when another input's starts before it (never a packet read at the start before zero).
+        let firstRead = opened.map(\.firstReadMicroseconds).min()
+        info.startTimeMicroseconds =
+            main.playlist.isLive ? min(main.playlistStartMicroseconds, firstRead ?? .max) : firstRead
         info.durationMicroseconds = main.playlist.isLive ? nil : Int64((main.playlist.duration * 1e6).rounded())
         info.durationFromBitrate = false
         info.byteSize = nil

@@ -25,14 +25,23 @@ extension EngineCore {
         cancelPrerolls()
         if let old, items.state(of: old) != nil { items.setTime(transport.playhead, of: old) }
         loadControl.clearStall()
-        // A new item reads its start at once (a ready one seeks there at once, a preparing one once ready).
-        transport.halt(at: current?.settings.start?.time ?? .zero)
+        // A new item reads its start at once (a ready one seeks there at once, a preparing one once ready); a ready
+        // live item without one starts where its first frames are.
+        transport.halt(at: current.map(startTime) ?? .zero)
         seeks.currentChanged(to: current)
         audio.renderer.setSession(items.current?.isPlayable == true ? current : nil)
         audio.renderer.setActive(false)
         presenter.resetPlayhead()
         presenter.flushSinks(session: current)
         if let current, items.current?.isPlayable == true { beginStart(current) }
+    }
+
+    /// Where `session` starts when it becomes current: the start asked for; else, once a live item is ready, its
+    /// first frames (``ItemSession/liveStartTime``); else zero.
+    func startTime(of session: ItemSession) -> CMTime {
+        if let start = session.settings.start { return start.time }
+        guard items.state(of: session)?.isPlayable == true else { return .zero }
+        return session.liveStartTime ?? .zero
     }
 
     /// A seek asked for before `session` was ready (``ItemSession/Setting/start(_:completion:)``): an ordinary seek
@@ -100,8 +109,12 @@ extension EngineCore {
                 s.readyIteration = iteration
             }
             if items.isCurrent(session) {
+                // A live item's playhead goes to its first frames (the window before them is its time too).
+                if session.settings.start == nil, let start = session.liveStartTime { transport.halt(at: start) }
                 audio.renderer.setSession(session)
                 beginStart(session)
+            } else if session.settings.start == nil, let start = session.liveStartTime {
+                items.setTime(start, of: session)
             }
             outbox.emit(.itemReady(session))
         }

@@ -394,9 +394,11 @@ final class EngineCore {
     }
 
     /// How far before the window's start a playhead still counts as inside its first segment: the streams of a
-    /// segment start a few frames apart (audio before video, or another rendition's), the item's time zero is the
-    /// earliest of them and the window starts at the variant's, so a just-opened item sits a little before its
-    /// window. (Seeking there re-fetched the first segments and showed the first picture twice.)
+    /// segment start a few frames apart (audio before video, or another rendition's), and the window's start is
+    /// placed from the earliest timestamp of the segment its source started reading (HLS), so an item playing from
+    /// its window's first segment may sit a little before the window (one that started with it; one whose player's
+    /// source started at another segment than the asset's loading did). (Seeking there re-fetched the first segments
+    /// and showed the first picture twice.)
     static let liveWindowStartSlack = CMTime(value: 1, timescale: 4)
 
     /// A live item playing forwards whose playhead the window left behind (while paused, or stalled) goes to the

@@ -39,6 +39,17 @@ extension ItemSession {
     /// A live stream's target duration in seconds (HLS); nil otherwise.
     package var liveTargetDuration: Double? { openedSource?.liveTargetDuration }
 
+    /// Where a live item plays from when nothing asked for a start: the earliest of its first decoded picture and
+    /// sound, in item time — the place in the window of the segment its source started reading at (its time zero is
+    /// the window's start). Nil for other items (they start at zero) and before anything was decoded. Read when it
+    /// becomes ready or current, before anything of it is presented.
+    package var liveStartTime: CMTime? {
+        guard isLive else { return nil }
+        let video = videoFrames?.peek().map { $0.element.pts }
+        let audio = audioFrames?.peek().map { $0.element.pts }
+        return [video, audio].compactMap { $0 }.filter(\.isNumeric).min().map(itemTime)
+    }
+
     /// Item time of a stream timestamp.
     package func itemTime(_ streamTime: CMTime) -> CMTime {
         descriptor.timeOrigin == .zero ? streamTime : streamTime - descriptor.timeOrigin
