@@ -1,0 +1,86 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import AVFoundation
+
+/// A live item's time, as on Apple's player: item time 0 is the start of the playlist's window when it was loaded,
+/// `seekableTimeRanges` is the window (from 0, sliding forward as segments leave the playlist), playback starts
+/// three target durations from the edge, and the part of the window before that can be sought to (DVR-style).
+///
+/// On `HLSLiveWindow` over `hls/ts/360p.m3u8` (six 2 s MPEG-TS segments, video only, frame index drawn in each
+/// picture, 30 fps), five segments listed (10 s), on a manual clock that also runs the reloads.
+final class HLSLiveWindowSeekTests: XCTestCase {
+    private var server: HTTPTestServer!
+    private var live: HLSLiveWindow!
+    private let path = "/hls/ts/live_dvr.m3u8"
+
+    override func setUpWithError() throws {
+        server = try HTTPTestServer(root: try Fixtures.directory())
+        live = try HLSLiveWindow(
+            contentsOf: Fixtures.directory().appendingPathComponent("hls/ts/360p.m3u8"),
+            window: .sliding(segments: 5), initialSegments: 5, atEnd: .stall)
+        live.serve(on: server, at: path)
+    }
+
+    override func tearDown() {
+        server.stop()
+    }
+
+    private var window: CMTimeRange? { item?.seekableTimeRanges.first?.timeRangeValue }
+    private var item: AVPlayerItem?
+
+    func test_theWindowBeforeTheStartIsSeekable_andItsStartSlidesForward() throws {
+        let v = VirtualPlayer(mode: .manual, captureAudio: false)
+        let item = AVPlayerItem(url: server.url(String(path.dropFirst())))
+        self.item = item
+        item.canUseNetworkResourcesForLiveStreamingWhilePaused = true
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        XCTAssertTrue(item.duration.isIndefinite)
+        // The whole window from 0; playback starts 6 s (three target durations) before its edge: segment 2, 4 s in.
+        XCTAssertEqual(window?.start, .zero)
+        XCTAssertEqual(window?.duration.seconds ?? 0, 10, accuracy: 0.001)
+        XCTAssertEqual(item.currentTime().seconds, 4, accuracy: 0.05)
+        XCTAssertEqual(v.frames.indices.first ?? nil, 120)
+        XCTAssertEqual(v.frames.entries.first?.time.seconds ?? 0, 4, accuracy: 0.05)
+
+        // Back into the window, before the segment playback started with: segment 0 is fetched, its picture at 1 s
+        // shows.
+        let before = server.requests(for: "/hls/ts/360p_000.ts").count
+        exactSeek(item, 1)
+        waitUntil("the picture at 1 s: \(v.frames.indices.suffix(3))", timeout: 30) {
+            v.frames.indices.last == 30
+        }
+        XCTAssertEqual(item.currentTime().seconds, 1, accuracy: 0.001)
+        XCTAssertEqual(server.requests(for: "/hls/ts/360p_000.ts").count, before + 1)
+
+        // Playing on from there: the pictures of the clock's time after 1 s, in order, into segment 1.
+        let shownBefore = v.frames.entries.count
+        v.player.play()
+        for _ in 0..<12 {
+            v.clock.advance(by: CMTime(value: 1, timescale: 10))
+            let due = CMTime(value: 1, timescale: 1) + v.clock.time
+            waitUntil("the picture at \(due.seconds) s: \(v.frames.indices.suffix(3))", timeout: 30) {
+                (v.frames.entries.last?.time).map { $0 + CMTime(value: 1, timescale: 30) > due } ?? false
+            }
+        }
+        v.player.pause()
+        let played = v.frames.indices.dropFirst(shownBefore).compactMap { $0 }
+        XCTAssertEqual(played, Array(31..<31 + played.count), "\(played)")
+        XCTAssertGreaterThanOrEqual(played.last ?? 0, 65)
+
+        // A segment is published and the reload due at 2 s of the clock finds it: segment 0 left the window, whose
+        // start moved forward to 2 s (the edge to 12 s).
+        live.advance(segments: 1)
+        v.clock.advance(by: CMTime(value: 1, timescale: 1))
+        waitUntil("the window slid: \(String(describing: self.window))", timeout: 30) {
+            (self.window?.start.seconds).map { abs($0 - 2) < 0.001 } ?? false
+        }
+        XCTAssertEqual(window?.end.seconds ?? 0, 12, accuracy: 0.001)
+        XCTAssertNil(item.error)
+        withExtendedLifetime(v) {}
+    }
+}
