@@ -238,9 +238,11 @@ package final class VariantControl: @unchecked Sendable {
         }
     }
 
-    /// The period holding container time `microseconds`: the variant playing there.
+    /// The period holding container time `microseconds`: the variant playing there; before the first period, the
+    /// first (the start's variant: a live item's time zero is its window's start, before the segment reading
+    /// started with; another stream's first packet may come before the variant's).
     package func period(atMicroseconds microseconds: Int64) -> VariantPeriod? {
-        lock.withLock { _periods.last { $0.startMicroseconds <= microseconds } }
+        lock.withLock { _periods.last { $0.startMicroseconds <= microseconds } ?? _periods.first }
     }
 
     /// The source's latest bandwidth estimate (bits per second; nil before it had one), updated at each segment
