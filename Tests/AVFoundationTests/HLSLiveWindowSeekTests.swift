@@ -38,6 +38,8 @@ final class HLSLiveWindowSeekTests: XCTestCase {
         v.player.replaceCurrentItem(with: item)
         waitUntil("ready", timeout: 30) { item.status != .unknown }
         XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        // Where it starts, already as it becomes ready.
+        XCTAssertEqual(item.currentTime().seconds, 4, accuracy: 0.05)
         waitUntil("first frame", timeout: 30) { !v.frames.entries.isEmpty }
         XCTAssertTrue(item.duration.isIndefinite)
         // The whole window from 0; playback starts 6 s (three target durations) before its edge: segment 2, 4 s in.
@@ -81,6 +83,33 @@ final class HLSLiveWindowSeekTests: XCTestCase {
         }
         XCTAssertEqual(window?.end.seconds ?? 0, 12, accuracy: 0.001)
         XCTAssertNil(item.error)
+        withExtendedLifetime(v) {}
+    }
+
+    /// A live item that becomes current after another (queued behind a file, then advanced to) starts where one
+    /// that was current from the start does: at its start segment's place in the window, not at 0.
+    func test_aQueuedLiveItem_startsAtItsStartSegmentWhenItBecomesCurrent() throws {
+        let v = VirtualPlayer(queue: true, mode: .manual, captureAudio: false)
+        let queue = try XCTUnwrap(v.player as? AVQueuePlayer)
+        let file = AVPlayerItem(url: try fixture(.videoOnly))
+        let item = AVPlayerItem(url: server.url(String(path.dropFirst())))
+        self.item = item
+        queue.insert(file, after: nil)
+        queue.insert(item, after: file)
+        waitUntil("the file ready", timeout: 30) { file.status != .unknown }
+        waitUntil("the file's first frame", timeout: 30) { !v.frames.entries.isEmpty }
+        // The file is short and read to its end at once: the next item is prepared meanwhile, and is ready (not
+        // current) before the queue advances to it.
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        queue.advanceToNextItem()
+        XCTAssertTrue(queue.currentItem === item)
+        waitUntil("the live item's first frame: \(v.frames.indices)", timeout: 30) {
+            v.frames.entries.last?.index == 120
+        }
+        XCTAssertEqual(item.currentTime().seconds, 4, accuracy: 0.05)
+        XCTAssertEqual(v.frames.entries.last?.time.seconds ?? 0, 4, accuracy: 0.05)
+        XCTAssertEqual(window?.start, .zero)
         withExtendedLifetime(v) {}
     }
 }
