@@ -1,4 +1,5 @@
 import Foundation
+import OAVFLocking
 import TestSupport
 import XCTest
 
@@ -111,5 +112,50 @@ final class HLSLiveWindowSeekTests: XCTestCase {
         XCTAssertEqual(v.frames.entries.last?.time.seconds ?? 0, 4, accuracy: 0.05)
         XCTAssertEqual(window?.start, .zero)
         withExtendedLifetime(v) {}
+    }
+
+    /// The same on the real-time clock, written as an app writes it: a plain `AVPlayer`, the time read in the status
+    /// observer as the item becomes ready (the public layer's snapshot and the engine's start must already agree), an
+    /// exact seek back into the window with a completion handler, and the picture at the new time read from an
+    /// `AVPlayerItemVideoOutput`. Asserted: times, the completion and the pixels, never how long anything took.
+    func test_realTime_anAppSeesItsPlaceInTheWindowAsItBecomesReady_andSeeksBackIntoIt() throws {
+        setenv("SDL_AUDIODRIVER", "dummy", 1)
+        defer { unsetenv("SDL_AUDIODRIVER") }
+        let item = AVPlayerItem(url: server.url(String(path.dropFirst())))
+        self.item = item
+        let output = AVPlayerItemVideoOutput(pixelBufferAttributes: nil)
+        item.add(output)
+        let seen = Locked<[(time: Double, window: CMTimeRange?)]>([])
+        let observation = item.observe(\.status, options: [.new]) { item, _ in
+            guard item.status == .readyToPlay else { return }
+            let now = (item.currentTime().seconds, item.seekableTimeRanges.first?.timeRangeValue)
+            seen.withLock { $0.append(now) }
+        }
+        let player = AVPlayer(playerItem: item)
+        waitUntil("ready", timeout: 30) { item.status != .unknown }
+        XCTAssertEqual(item.status, .readyToPlay, "\(String(describing: item.error))")
+        waitUntil("the status observer ran", timeout: 30) { !seen.withLock { $0.isEmpty } }
+        let ready = try XCTUnwrap(seen.withLock { $0.first })
+        XCTAssertEqual(ready.time, 4, accuracy: 0.05, "the time as the item became ready")
+        XCTAssertEqual(ready.window?.start, .zero)
+        XCTAssertEqual(ready.window?.duration.seconds ?? 0, 10, accuracy: 0.001)
+
+        let finished = Locked<[Bool]>([])
+        player.seek(to: CMTime(value: 1, timescale: 1), toleranceBefore: .zero, toleranceAfter: .zero) { done in
+            finished.withLock { $0.append(done) }
+        }
+        waitUntil("the seek completed", timeout: 30) { !finished.withLock { $0.isEmpty } }
+        XCTAssertEqual(finished.withLock { $0 }, [true])
+        XCTAssertEqual(item.currentTime().seconds, 1, accuracy: 0.001)
+        var shown: Int?
+        waitUntil("the picture at 1 s: \(String(describing: shown))", timeout: 30) {
+            var at = CMTime.invalid
+            shown = output.copyPixelBuffer(forItemTime: item.currentTime(), itemTimeForDisplay: &at).flatMap {
+                frameIndex(of: $0)
+            }
+            return shown == 30
+        }
+        XCTAssertNil(item.error)
+        withExtendedLifetime((player, observation)) {}
     }
 }
