@@ -91,11 +91,12 @@ final class ABRTraceTests: XCTestCase {
     /// since its ties are broken in a fixed order, the oracle are deterministic). With the encoded sizes (the
     /// player's case): steady 1.000, step down 0.990, step up 0.900, 3G-like 0.950, LTE-like 0.948, outage 1.000; with
     /// the declared sizes: 1.000, 0.981, 0.869, 0.948, 0.948, 1.000. No stall on any. The step up is the one the
-    /// oracle wins by knowing the future: it climbs to the top rung at the 8th segment with 2–3 s buffered on the
-    /// 1.4 Mbit/s link, which only survives because the link turns 4 Mbit/s at 20 s; the policy climbs on the first
-    /// evidence of the rise (the 12th segment's transfer, which straddles it) at the 13th (encoded sizes), or at the
-    /// 15th with the declared sizes' deeper buffer planned on a throughput prediction still held down by the long
-    /// history at 1.4 Mbit/s. The throughput-and-buffer rules alone (``DefaultVariantPolicy/ruleChoice(in:)``, the
+    /// oracle wins by knowing the future: with the encoded sizes it is on the top rung from the 9th segment (the 8th
+    /// with the declared sizes) with 2–3 s buffered on the 1.4 Mbit/s link, which only survives because the link
+    /// turns 4 Mbit/s at 20 s; the policy climbs on the first evidence of the rise (the 13th segment's transfer,
+    /// which straddles it) for the 14th segment with the encoded sizes, and for the 15th with the declared sizes'
+    /// deeper buffer, planned on a throughput prediction still held down by the long history at 1.4 Mbit/s. The
+    /// throughput-and-buffer rules alone (``DefaultVariantPolicy/ruleChoice(in:)``, the
     /// policy before it planned) reach 1.000, 0.971, 0.869, 0.844, 0.948, 1.000 with the encoded sizes (1.000, 0.963,
     /// 0.879, 0.850, 0.948, 1.000 with the declared).
     static let floors: [String: [String: Double]] = [
