@@ -39,14 +39,11 @@ extension AVPlayer {
             }
             if current { applyTimeControl(t) }
         case .rateChanged(let r):
-            guard asOf >= read({ $0.rateCommand }) else { return }
-            if read({ $0.rate }) != r {
-                set(\.rate) { $0.rate = r }
-                NotificationCenter.default.post(
-                    name: Self.rateDidChangeNotification, object: self,
-                    userInfo: [Self.rateDidChangeReasonKey: RateDidChangeReason.setRateCalled])
+            let current: Bool = mutate { s in
+                s.engineRate = (r, asOf)
+                return asOf >= s.rateCommand
             }
-            applyTimeControl(r == 0 ? .paused : .playing)
+            if current { applyReportedRate(r) }
         case .timeJumped(let session):
             if let item = item(for: session) {
                 NotificationCenter.default.post(name: AVPlayerItem.timeJumpedNotification, object: item)
@@ -83,6 +80,17 @@ extension AVPlayer {
                     .media(.mediaServicesWereReset, "No audio device: \(message). Playing without sound."))
             }
         }
+    }
+
+    /// A rate the engine set itself (as of the app's latest rate command): published, with its notification.
+    func applyReportedRate(_ r: Float) {
+        if read({ $0.rate }) != r {
+            set(\.rate) { $0.rate = r }
+            NotificationCenter.default.post(
+                name: Self.rateDidChangeNotification, object: self,
+                userInfo: [Self.rateDidChangeReasonKey: RateDidChangeReason.setRateCalled])
+        }
+        applyTimeControl(r == 0 ? .paused : .playing)
     }
 
     /// Access log bookkeeping: a playback period starts.

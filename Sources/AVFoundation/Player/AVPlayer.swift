@@ -102,6 +102,9 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         /// for ``rateCommand`` (a report that crossed a rate command being posted is applied once the command's
         /// sequence is known).
         var engineTimeControl: (value: TimeControl, asOf: UInt64)?
+        /// The engine's latest report of a rate it set itself (0: it cannot play, an item's end), kept in the same
+        /// way.
+        var engineRate: (value: Float, asOf: UInt64)?
         var defaultRate: Float = 1
         var timeControlStatus = TimeControlStatus.paused
         var reasonForWaitingToPlay: WaitingReason?
@@ -321,13 +324,18 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         let engine = existingEngine
         let sequence = engine.map { engine in apply.map { $0(engine) } ?? engine.setRate(newRate) } ?? 0
         if changed {
-            // A report as of this command that arrived while it was being posted was kept: apply it now.
-            let late: TimeControl? = mutate { s in
+            // Reports as of this command that arrived while it was being posted were kept: apply them now (the
+            // engine reports each once; a player whose audio device failed answers `play()` with a rate of 0 only).
+            let late: (rate: Float?, timeControl: TimeControl?) = mutate { s in
                 s.rateCommand = sequence
-                guard let reported = s.engineTimeControl, reported.asOf >= sequence, engine != nil else { return nil }
-                return reported.value
+                guard engine != nil else { return (nil, nil) }
+                return (
+                    s.engineRate.flatMap { $0.asOf >= sequence ? $0.value : nil },
+                    s.engineTimeControl.flatMap { $0.asOf >= sequence ? $0.value : nil }
+                )
             }
-            if let late { applyTimeControl(late) }
+            if let rate = late.rate { applyReportedRate(rate) }
+            if let timeControl = late.timeControl { applyTimeControl(timeControl) }
         }
         if newRate == 0 { noteStopped() } else { noteStarted() }
         // A rate change changes how the item's timebase moves (and interrupts a preroll: the engine completes it).
