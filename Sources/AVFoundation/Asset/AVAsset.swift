@@ -469,8 +469,19 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
             headers[Self.sessionHeader] = session.uuidString
         }
         sendable["AVURLAssetHTTPHeaderFieldsKey"] = headers
+        // A URL the player can't load itself gets its bytes from the resource loader's delegate.
+        let resourceLoader = AVAssetResourceLoader()
+        self.resourceLoader = resourceLoader
+        sendable[Self.resourceLoaderOptionKey] = CustomInputReference(resourceLoader)
         super.init(url: URL, loaderOptions: sendable)
     }
+
+    /// The asset's resource loader, as Apple's: its delegate supplies the bytes of a URL whose scheme is not `file`,
+    /// `http` or `https` (see ``AVAssetResourceLoader``). One per asset.
+    public let resourceLoader: AVAssetResourceLoader
+
+    /// Where the asset's options carry its resource loader to the engine (``SourceOptions/customInput``).
+    static let resourceLoaderOptionKey = "OAVFResourceLoader"
 
     /// The identifier of the HTTP session the asset's requests belong to: sent with each of them (media playlists,
     /// segments, keys, progressive downloads) as `X-Playback-Session-Id`, as Apple's players do.

@@ -80,6 +80,9 @@ struct AssetDescription: Sendable {
                 url: url, options: SourceOptions(assetOptions: options), cancellation: cancellation,
                 factory: .avFoundation, keep: { opened = $0 })
         } catch let failure as any MediaFailure {
+            // The asset's resource loader says why its delegate's bytes could not be read.
+            let resourceLoader = (options[AVURLAsset.resourceLoaderOptionKey] as? CustomInputReference)?.provider
+            if let recorded = (resourceLoader as? AVAssetResourceLoader)?.failure(causing: failure) { throw recorded }
             throw AVError.openFailure(url, failure)
         } catch {
             throw AVError.media(.unknown, "“\(AVError.displayName(url))” can’t be opened: \(error).", url: url)

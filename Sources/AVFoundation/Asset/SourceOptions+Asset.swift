@@ -4,7 +4,7 @@ import PlaybackEngine
 extension SourceOptions {
     /// The engine's network options for an asset's options dictionary: `AVURLAssetHTTPUserAgentKey` (a `String`),
     /// `"AVURLAssetHTTPHeaderFieldsKey"` (`[String: String]`), `AVURLAssetHTTPCookiesKey` and (tests)
-    /// `AVURLAsset.oavfNetworkTransportKey`; other keys are not the engine's business.
+    /// `AVURLAsset.oavfNetworkTransportKey`, and the asset's resource loader; other keys are not the engine's business.
     /// Any thread.
     init(assetOptions options: [String: Any]) {
         self.init(
@@ -14,5 +14,6 @@ extension SourceOptions {
         cookies = options[AVURLAssetHTTPCookiesKey] as? [SourceCookie] ?? []
         prefersPreciseDuration = options[AVURLAssetPreferPreciseDurationAndTimingKey] as? Bool ?? false
         transport = options[AVURLAsset.oavfNetworkTransportKey] as? NetworkTransportReference
+        customInput = options[AVURLAsset.resourceLoaderOptionKey] as? CustomInputReference
     }
 }

@@ -1,6 +1,17 @@
 import Foundation
 import PlaybackEngine
 
+extension AVAsset {
+    /// The `AVError` for an error the engine reports while preparing or playing an item of the asset: the failure
+    /// its resource loader recorded when the loader's reader caused it, else ``AVError/playbackFailure(_:url:)``.
+    /// Any thread.
+    func playbackFailure(_ error: any Error) -> AVError {
+        let urlAsset = self as? AVURLAsset
+        if let recorded = urlAsset?.resourceLoader.failure(causing: error) { return recorded }
+        return AVError.playbackFailure(error, url: urlAsset?.url ?? loader.url)
+    }
+}
+
 extension AVError {
     /// The `AVError` for any error the engine reports while preparing or playing an item of `url`
     /// (`EngineEvent.itemFailed` / `.itemFailedToPlayToEnd`): an `AVError` as it is; media that ends before its

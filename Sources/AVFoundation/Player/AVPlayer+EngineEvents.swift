@@ -14,7 +14,7 @@ extension AVPlayer {
             item(for: session)?.failed(error)
         case .itemFailedToPlayToEnd(let session, let error):
             guard let item = item(for: session) else { return }
-            let avError = AVError.playbackFailure(error, url: item.asset.loader.url)
+            let avError = item.asset.playbackFailure(error)
             item.failed(avError)
             NotificationCenter.default.post(
                 name: AVPlayerItem.failedToPlayToEndTimeNotification, object: item,

@@ -232,7 +232,7 @@ extension AVPlayerItem {
 
     /// The item failed (preparing or playing).
     func failed(_ error: any Error) {
-        let avError = AVError.playbackFailure(error, url: (asset as? AVURLAsset)?.url ?? asset.loader.url)
+        let avError = asset.playbackFailure(error)
         let alreadyFailed = read { $0.status == .failed }
         if alreadyFailed { return }
         appendErrorLog(avError)

@@ -55,7 +55,7 @@ extension AVPlayer {
 
 /// Apple's FairPlay Streaming key session. Unavailable: no FairPlay on Linux.
 @available(
-    *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
+    *, unavailable, message: "FairPlay Streaming is not available in OpenAVFoundation"
 )
 public final class AVContentKeySession {
     public init(keySystem: AVContentKeySystem) {}
@@ -63,47 +63,27 @@ public final class AVContentKeySession {
 
 /// Apple's key request of a content key session. Unavailable: no FairPlay on Linux.
 @available(
-    *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
+    *, unavailable, message: "FairPlay Streaming is not available in OpenAVFoundation"
 )
 public final class AVContentKeyRequest {}
 
 /// Apple's key response of a content key session. Unavailable: no FairPlay on Linux.
 @available(
-    *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
+    *, unavailable, message: "FairPlay Streaming is not available in OpenAVFoundation"
 )
 public final class AVContentKeyResponse {}
 
 /// Apple's content key session delegate. Unavailable: no FairPlay on Linux.
 @available(
-    *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
+    *, unavailable, message: "FairPlay Streaming is not available in OpenAVFoundation"
 )
 public protocol AVContentKeySessionDelegate: AnyObject {}
 
 /// Apple's key systems (`.fairPlayStreaming`, `.clearKey`, …). Unavailable: no FairPlay on Linux.
 @available(
-    *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
+    *, unavailable, message: "FairPlay Streaming is not available in OpenAVFoundation"
 )
 public struct AVContentKeySystem: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-}
-
-/// Apple's resource loader, which lets an app supply an asset's bytes and keys. Unavailable here.
-@available(
-    *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
-)
-public final class AVAssetResourceLoader {}
-
-/// Apple's resource loader delegate. Unavailable here.
-@available(
-    *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
-)
-public protocol AVAssetResourceLoaderDelegate: AnyObject {}
-
-extension AVURLAsset {
-    /// Apple's resource loader of the asset. Unavailable here.
-    @available(
-        *, unavailable, message: "FairPlay Streaming and custom resource loading are not available in OpenAVFoundation"
-    )
-    public var resourceLoader: AVAssetResourceLoader { fatalError("unavailable") }
 }

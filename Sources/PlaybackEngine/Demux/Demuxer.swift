@@ -113,6 +113,9 @@ package final class Demuxer: @unchecked Sendable {
     private var reachedEnd = false
     /// Consecutive failed reads.
     private var consecutiveErrors = 0
+    /// Whether the last read gave the thread back within a packet (``MediaSource/yieldsWithinPackets``): the next
+    /// seek is performed, not continued. The demux thread.
+    private var yieldedWithinPacket = false
     /// The ICY metadata last reported (demux thread).
     var lastICYMetadata: String?
     /// Timed-metadata streams whose packets are reported (``DemuxEvent/timedMetadata(_:stream:time:)``), not queued.
@@ -354,6 +357,7 @@ package final class Demuxer: @unchecked Sendable {
             // The source gave the thread back (``MediaSource/wakeBlockedRead()``): look at the requests, read again
             // (after an idle wait when there is none, so that a source saying "again" by itself does not spin).
             if error == FFmpegError.tryAgain {
+                if source.yieldsWithinPackets { yieldedWithinPacket = true }
                 control.withLock {
                     if !shared.abortRequested && shared.pendingSeek == nil && shared.pendingStreams == nil {
                         control.wait(timeout: Self.idleWait)
@@ -411,7 +415,9 @@ package final class Demuxer: @unchecked Sendable {
     private func perform(_ request: SeekRequest) {
         // Callbacks name the target that was asked for, whatever keyframe the window chose.
         let requestedTarget = request.target
-        if let from = request.continueFrom, request.accurate, request.range == nil, request.window == nil,
+        let mustSeek = yieldedWithinPacket
+        yieldedWithinPacket = false
+        if !mustSeek, let from = request.continueFrom, request.accurate, request.range == nil, request.window == nil,
             canContinue(from: from, to: request.target)
         {
             continueForward(to: request.target)

@@ -25,7 +25,9 @@ package enum MediaProbe {
         let source = factory.make(url.mediaLocation, options, [:], cancellation)
         try source.open()
         var description = MediaDescription(source.info)
+        // (A custom input's bytes come from its provider only: its location is not opened.)
         if description.formatName.split(separator: ",").contains("mov"), !source.isLive,
+            (source as? FFmpegSource)?.customInput == nil,
             let header = MovieHeader.read(
                 url: url.mediaLocation,
                 options: options.libavformatOptions(isLocal: url.isFileURL, location: url.mediaLocation))

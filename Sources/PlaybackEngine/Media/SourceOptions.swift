@@ -47,6 +47,9 @@ package struct SourceOptions: Sendable, Hashable {
     /// How a streamed source's requests reach their server and the clock its transfers are timed on; nil: its own
     /// `URLSession`, timed on the monotonic host clock (see ``NetworkTransport``).
     package var transport: NetworkTransportReference?
+    /// Who supplies the bytes of locations no libavformat protocol reads (an asset's resource loader); nil: none,
+    /// libavformat opens every location (see ``CustomInputProvider``).
+    package var customInput: CustomInputReference?
 
     /// A width and height in pixels.
     package struct PixelSize: Sendable, Hashable {

@@ -2,7 +2,8 @@ import CoreMedia
 import FFmpegBridge
 import Foundation
 
-/// A ``MediaSource`` read by libavformat: local files and anything its protocols reach (progressive HTTP, pipes).
+/// A ``MediaSource`` read by libavformat: local files and anything its protocols reach (progressive HTTP, pipes), media
+/// in memory, and locations whose bytes a ``CustomInputProvider`` supplies (an asset's resource loader).
 ///
 /// Network inputs get the protocol options of their ``SourceOptions`` (a read that stalls too long fails, so a dead
 /// server cannot hang playback; a dropped HTTP connection reconnects at the same offset; user agent and headers).
@@ -16,11 +17,23 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     package let sourceOptions: SourceOptions
     /// Further demuxer and protocol options, given as they are to libavformat (they win over ``sourceOptions``).
     package let options: [String: String]
-    /// See ``MediaSource/isLocal``: libavformat's protocol for the location is "file", or the media is in memory.
+    /// See ``MediaSource/isLocal``: libavformat's protocol for the location is "file", or the media is in memory
+    /// (not for a custom input: its bytes may be on their way from anywhere).
     package let isLocal: Bool
     /// Media held in memory (`AVAudioPlayer(data:)`), read through a seekable custom I/O context instead of opening
     /// ``location`` (then only a name for logs); nil for a location libavformat opens.
     package let memory: [UInt8]?
+    /// Who supplies the location's bytes when no libavformat protocol reads them (``SourceOptions/customInput``,
+    /// when it reads ``location``): read through a seekable custom I/O context; nil for a location libavformat
+    /// opens.
+    package let customInput: CustomInputReference?
+    /// The reader of ``customInput`` that ``open()`` made; then used by the reading thread only.
+    private var customReader: (any CustomInputReader)?
+    /// Wakes ``customReader``'s wait for bytes (``wakeBlockedRead()``); any thread.
+    private let customWake = CustomInputWake()
+    /// Whether the last read gave its thread back within a packet (``customReader`` threw `tryAgain`): the I/O
+    /// context's failure is forgotten before the next read or seek. The reading thread.
+    private var readerYielded = false
     /// Aborts blocking I/O; its flag is the format context's interrupt callback.
     private let cancellation: Cancellation
     /// The opened input; set by ``open()`` on the reading thread, then used by that thread only.
@@ -46,7 +59,9 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
         self.sourceOptions = sourceOptions
         self.options = options
         self.cancellation = cancellation
-        isLocal = (FormatContext.protocolName(for: location) ?? "file") == "file"
+        let custom = sourceOptions.customInput.flatMap { $0.provider.reads(location) ? $0 : nil }
+        customInput = custom
+        isLocal = custom == nil && (FormatContext.protocolName(for: location) ?? "file") == "file"
         memory = nil
     }
 
@@ -60,6 +75,7 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
         self.cancellation = cancellation
         isLocal = true
         memory = bytes
+        customInput = nil
     }
 
     /// A source for `url` (a file URL opens its path).
@@ -101,6 +117,20 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
             opened = try FormatContext(
                 reader: MemoryByteStreamReader(bytes: memory), name: location, options: options,
                 interrupt: cancellation.interrupt)
+        } else if let customInput {
+            let reader = customInput.provider.makeReader(
+                location: location, cancellation: cancellation, wake: customWake)
+            customReader = reader
+            // Nothing the bytes refer to (HLS segments, MOV references) is opened through a protocol.
+            let demuxerOptions = ["protocol_whitelist": "none"].merging(options) { _, given in given }
+            do {
+                opened = try FormatContext(
+                    reader: reader, name: location, options: demuxerOptions, interrupt: cancellation.interrupt)
+            } catch {
+                // The reader's own words, rather than the bare code libavformat passed on.
+                if !cancellation.isCancelled, let failure = reader.failure { throw failure }
+                throw error
+            }
         } else {
             if isLocal { openedFile = FileIdentity(path: location) }
             opened = try FormatContext(url: location, options: effectiveOptions, interrupt: cancellation.interrupt)
@@ -151,7 +181,17 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
             kept?.append(packet.reference())
             return .packet
         }
-        let result = try opened.read(into: packet)
+        resumeIfYielded()
+        let result: ReadResult
+        do {
+            result = try opened.read(into: packet)
+        } catch {
+            if let failure = customReader?.failure { throw failure }
+            if customReader != nil && error == FFmpegError.tryAgain { readerYielded = true }
+            throw error
+        }
+        // A custom input that failed is not at its end: libavformat may take the failure for one.
+        if case .endOfFile = result, let failure = customReader?.failure { throw failure }
         if kept != nil, case .packet = result { kept?.append(packet.reference()) }
         return result
     }
@@ -175,16 +215,22 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
 
     package var icyMetadata: String? { isLocal ? nil : opened.icyMetadataPacket }
 
-    package var isAtEndOfInput: Bool { opened.isAtEndOfInput }
+    package var isAtEndOfInput: Bool { customReader?.failure == nil && opened.isAtEndOfInput }
 
-    package var ioError: FFmpegError? { opened.ioError }
+    package var ioError: FFmpegError? { customReader?.failure ?? opened.ioError }
 
     package var bytesRead: Int64 { opened.ioBytesRead }
 
     package func seek(toMicroseconds microseconds: Int64, minimum: Int64, maximum: Int64) throws(FFmpegError) {
         kept = nil
         replay = []
-        try opened.seek(toMicroseconds: microseconds, minimum: minimum, maximum: maximum)
+        resumeIfYielded()
+        do {
+            try opened.seek(toMicroseconds: microseconds, minimum: minimum, maximum: maximum)
+        } catch {
+            if let failure = customReader?.failure { throw failure }
+            throw error
+        }
     }
 
     package func keyframeTimestamps(stream index: Int, around timestamp: Int64) -> (atOrBefore: Int64?, after: Int64?) {
@@ -192,6 +238,20 @@ package final class FFmpegSource: MediaSource, @unchecked Sendable {
     }
 
     package func interrupt() { cancellation.cancel() }
+
+    /// A custom input's read waiting for bytes gives the thread back (throws `tryAgain`), within a packet: the
+    /// demuxer then seeks (``yieldsWithinPackets``). Files and protocols read by libavformat are not disturbed.
+    package func wakeBlockedRead() { customWake.wake() }
+
+    /// A custom input's reads may give their thread back within a packet.
+    package var yieldsWithinPackets: Bool { customInput != nil }
+
+    /// Forgets the I/O context's failure after a read gave its thread back.
+    private func resumeIfYielded() {
+        guard readerYielded else { return }
+        readerYielded = false
+        format?.resumeAfterReaderYielded()
+    }
 
     package var isInterrupted: Bool { cancellation.isCancelled }
 

@@ -92,6 +92,11 @@ package protocol MediaSource: AnyObject, Sendable {
     /// waiting is not disturbed beyond, at most, one such early return. Any thread.
     func wakeBlockedRead()
 
+    /// Whether a read that ``wakeBlockedRead()`` gave back may have stopped within a packet (a custom input's bytes
+    /// were awaited mid-packet): the demuxer's state then holds part of a packet, so the seek that follows is
+    /// performed, never continued without seeking. Any thread.
+    var yieldsWithinPackets: Bool { get }
+
     /// Whether the source's reading thread waits now for input that has not arrived (for HLS: a segment's bytes, a
     /// playlist's change, a retry's back-off), so that nothing it has received is still on its way to the demuxer's
     /// queues. A manual virtual clock stalls a network item only then (``VirtualStepper``). Any thread; true for
@@ -171,6 +176,9 @@ extension MediaSource {
 
     /// libavformat's reads do not wait for publication.
     package func wakeBlockedRead() {}
+
+    /// Sources that yield do so between whole packets.
+    package var yieldsWithinPackets: Bool { false }
 
     /// libavformat does the I/O: the source cannot tell (see the requirement).
     package var isWaitingForInput: Bool { true }
