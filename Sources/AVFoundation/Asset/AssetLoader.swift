@@ -19,7 +19,8 @@ final class AssetLoader: Sendable {
 
     private struct State {
         var phase: Phase = .idle
-        var waiters: [@Sendable (Result<AssetDescription, AVError>) -> Void] = []
+        var waiters: [(id: UInt64, call: @Sendable (Result<AssetDescription, AVError>) -> Void)] = []
+        var nextWaiter: UInt64 = 0
     }
 
     let url: URL
@@ -53,23 +54,29 @@ final class AssetLoader: Sendable {
     /// Calls `completion` with the result: at once (synchronously) when already known, else later
     /// on a background queue. Starts loading when idle or cancelled.
     func request(_ completion: @escaping @Sendable (Result<AssetDescription, AVError>) -> Void) {
+        _ = enqueue(completion)
+    }
+
+    /// ``request(_:)``, returning the waiter's number while it waits (nil when answered at once).
+    private func enqueue(_ completion: @escaping @Sendable (Result<AssetDescription, AVError>) -> Void) -> UInt64? {
         enum Action {
             case now(Result<AssetDescription, AVError>)
             case wait
             case start(Cancellation)
         }
-        let action: Action = state.withLock { s in
+        let (action, waiter): (Action, UInt64?) = state.withLock { s in
+            s.nextWaiter += 1
             switch s.phase {
-            case .loaded(let d): return .now(.success(d))
-            case .failed(let e): return .now(.failure(e))
+            case .loaded(let d): return (.now(.success(d)), nil)
+            case .failed(let e): return (.now(.failure(e)), nil)
             case .loading:
-                s.waiters.append(completion)
-                return .wait
+                s.waiters.append((s.nextWaiter, completion))
+                return (.wait, s.nextWaiter)
             case .idle, .cancelled:
                 let cancellation = Cancellation()
                 s.phase = .loading(cancellation)
-                s.waiters.append(completion)
-                return .start(cancellation)
+                s.waiters.append((s.nextWaiter, completion))
+                return (.start(cancellation), s.nextWaiter)
             }
         }
         switch action {
@@ -87,18 +94,32 @@ final class AssetLoader: Sendable {
                 self.finish(result, cancellation: cancellation)
             }
         }
+        return waiter
+    }
+
+    /// Stops waiting as waiter `id` (it is not called); when nobody else waits, a load in progress is cancelled
+    /// (its I/O interrupted: a resource loader's request in flight is cancelled), to start again on the next request.
+    private func abandon(_ id: UInt64) {
+        let cancellation: Cancellation? = state.withLock { s in
+            s.waiters.removeAll { $0.id == id }
+            guard s.waiters.isEmpty, case .loading(let cancellation) = s.phase else { return nil }
+            s.phase = .cancelled
+            return cancellation
+        }
+        cancellation?.cancel()
     }
 
     private func finish(_ result: Result<AssetDescription, AVError>, cancellation: Cancellation) {
         let waiters: [@Sendable (Result<AssetDescription, AVError>) -> Void] = state.withLock { s in
             // A cancelled load already answered its waiters.
+            let waiters = s.waiters.map(\.call)
             guard case .loading(let current) = s.phase, current === cancellation else { return [] }
             switch result {
             case .success(let d): s.phase = .loaded(d)
             case .failure(let e): s.phase = .failed(e)
             }
-            defer { s.waiters = [] }
-            return s.waiters
+            s.waiters = []
+            return waiters
         }
         for w in waiters { w(result) }
     }
@@ -110,22 +131,37 @@ final class AssetLoader: Sendable {
                 guard case .loading(let cancellation) = s.phase else { return ([], nil) }
                 s.phase = .cancelled
                 defer { s.waiters = [] }
-                return (s.waiters, cancellation)
+                return (s.waiters.map(\.call), cancellation)
             }
         cancellation?.cancel()
         let error = AVError.media(.operationCancelled, "Loading “\(AVError.displayName(url))” was cancelled.", url: url)
         for w in waiters { w(.failure(error)) }
     }
 
-    /// Blocks until loaded (for Apple's deprecated synchronous getters).
-    func wait() -> Result<AssetDescription, AVError> {
+    /// Blocks until loaded (for Apple's deprecated synchronous getters), or until `stopping` is cancelled: then this
+    /// wait is abandoned (``abandon(_:)``: the load is cancelled when nobody else waits for it) and the result is
+    /// `AVError.operationCancelled`.
+    func wait(stopping: Cancellation? = nil) -> Result<AssetDescription, AVError> {
         let box = Locked<Result<AssetDescription, AVError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        request { r in
-            box.withLock { $0 = r }
-            done.signal()
+        let done = ConditionLock()
+        let waiter = enqueue { r in
+            done.withLock { box.withLock { $0 = r } }
+            done.broadcast()
         }
-        done.wait()
+        stopping?.whenCancelled { done.withLock {}; done.broadcast() }
+        let answered: Bool = done.withLock {
+            while box.withLock({ $0 }) == nil {
+                if stopping?.isCancelled == true { return false }
+                done.wait()
+            }
+            return true
+        }
+        if !answered, let waiter {
+            abandon(waiter)
+            if let r = box.withLock({ $0 }) { return r }
+            let name = AVError.displayName(url)
+            return .failure(.media(.operationCancelled, "Loading “\(name)” was cancelled.", url: url))
+        }
         return box.withLock { $0! }
     }
 

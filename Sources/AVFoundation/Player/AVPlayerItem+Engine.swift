@@ -33,8 +33,10 @@ extension AVPlayerItem {
                 forwardEndTime: s.forwardPlaybackEndTime.isNumeric ? s.forwardPlaybackEndTime : nil,
                 reverseEndTime: s.reversePlaybackEndTime.isNumeric ? s.reversePlaybackEndTime : nil,
                 preservesLiveOffset: s.automaticallyPreservesTimeOffsetFromLive, start: start)
-            let session = ItemSession(audioFormat: audioFormat, settings: settings) { [weak self] in
-                try Self.descriptor(for: asset, item: self)
+            let stopping = Cancellation()
+            let session = ItemSession(audioFormat: audioFormat, settings: settings, stopping: stopping) {
+                [weak self] in
+                try Self.descriptor(for: asset, item: self, stopping: stopping)
             }
             s.session = session
             return session
@@ -94,9 +96,14 @@ extension AVPlayerItem {
 
     /// Loads the asset (blocking, on the engine's preparation thread) and says what the app chose of its streams
     /// (tracks disabled, the audible selection); the engine chooses the streams from that once its source is open.
-    static func descriptor(for asset: AVAsset, item: AVPlayerItem?) throws -> ItemDescriptor {
+    /// `stopping`: cancelled when the item's session stops (the item left its player, the player went away): the wait
+    /// for the asset then gives up, and the asset's loading is abandoned when nothing else waits for it
+    /// (``AssetLoader/wait(stopping:)``) — a resource loader's delegate that never answers holds no thread.
+    static func descriptor(
+        for asset: AVAsset, item: AVPlayerItem?, stopping: Cancellation? = nil
+    ) throws -> ItemDescriptor {
         let description: AssetDescription
-        switch asset.loader.wait() {
+        switch asset.loader.wait(stopping: stopping) {
         case .success(let d): description = d
         case .failure(let e): throw e
         }

@@ -28,6 +28,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var _descriptor = ItemDescriptor(location: "", videoStream: nil, audioStream: nil, duration: .indefinite)
     /// Produces the descriptor (loads the asset); runs inside ``prepare(sourceClock:bandwidthHistory:)``, off the engine thread.
     private let descriptorProvider: @Sendable () throws -> ItemDescriptor
+    /// Cancelled by ``stop()``: a descriptor provider that waits (for an asset's loading) gives up when it is.
+    package let stopping: Cancellation
     /// Format the audio decoder converts to (the audio sink's).
     package let audioFormat: AudioFormat
 
@@ -95,10 +97,11 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
     private var _onReadError: (@Sendable (any Error) -> Void)?
 
     package init(
-        audioFormat: AudioFormat, settings: Settings = Settings(),
+        audioFormat: AudioFormat, settings: Settings = Settings(), stopping: Cancellation = Cancellation(),
         descriptor provider: @escaping @Sendable () throws -> ItemDescriptor
     ) {
         self.descriptorProvider = provider
+        self.stopping = stopping
         self.audioFormat = audioFormat
         self.settings = settings
         initialTime = settings.start?.time ?? .zero
@@ -556,6 +559,8 @@ package final class ItemSession: @unchecked Sendable, Identifiable {
             stopped = true
             return source.map { ($0, demuxer, videoDecoder, audioDecoder) }
         }
+        // A preparation still waiting for its descriptor (an asset's loading) gives up.
+        stopping.cancel()
         // Interrupts an open or read in progress (for good).
         let subtitles: SubtitleTrackReader? = lock.withLock {
             defer { subtitleReader = nil }
