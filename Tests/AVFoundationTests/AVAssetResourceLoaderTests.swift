@@ -199,4 +199,36 @@ final class AVAssetResourceLoaderTests: XCTestCase {
         delegate.queue.sync {}
         XCTAssertEqual(delegate.cancellations(of: request), 1)
     }
+
+    /// As an app writes it: a plain player, the delegate on its own dispatch queue, a KVO observer of the item's
+    /// status; real time (the outcomes are checked, never how long they took).
+    func test_realTime_appCode_playsACustomSchemeAssetToItsEnd() throws {
+        let file = try fixture(.videoOnly)
+        let delegate = try MemoryResourceDelegate(file: file)
+        var components = URLComponents(url: file, resolvingAgainstBaseURL: false)!
+        components.scheme = "cache-file"
+        let asset = AVURLAsset(url: components.url!)
+        delegate.markQueue()
+        asset.resourceLoader.setDelegate(delegate, queue: delegate.queue)
+        let item = AVPlayerItem(asset: asset)
+        let player = AVPlayer(playerItem: item)
+        player.automaticallyWaitsToMinimizeStalling = false
+        let statuses = Locked<[AVPlayerItem.Status]>([])
+        let observation = item.observe(\.status, options: [.new]) { item, _ in
+            statuses.withLock { $0.append(item.status) }
+            if item.status == .readyToPlay { player.play() }
+        }
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        // A generous bound: only a hang reaches it.
+        waitUntil("end", timeout: 60) { ends.count == 1 || item.status == .failed }
+        observation.invalidate()
+
+        XCTAssertNil(item.error)
+        XCTAssertEqual(statuses.withLock { $0 }, [.readyToPlay])
+        XCTAssertEqual(ends.count, 1)
+        XCTAssertEqual(item.currentTime(), item.duration)
+        XCTAssertEqual(delegate.seen.first?.asksForContentInformation, true)
+        XCTAssertFalse(delegate.calledOffQueue)
+        player.replaceCurrentItem(with: nil)
+    }
 }
