@@ -65,6 +65,24 @@ final class AVAssetResourceLoaderTests: XCTestCase {
         XCTAssertFalse(delegate.calledOffQueue, "delegate methods run on the delegate queue")
     }
 
+    func test_contentInformationAnsweredWithoutBytes_theBytesAreAskedForNext_playsToTheEnd() throws {
+        let file = try fixture(.h264AAC)
+        let delegate = try MemoryResourceDelegate(file: file, answersInformationWithoutData: true)
+        let v = VirtualPlayer()
+        let item = AVPlayerItem(asset: AVURLAsset.served(file, by: delegate))
+        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
+        v.player.replaceCurrentItem(with: item)
+        waitUntil("ready") { item.status == .readyToPlay || item.status == .failed }
+        XCTAssertNil(item.error)
+        v.player.play()
+        waitUntil("end") { ends.count >= 1 }
+        settle(v.player)
+        XCTAssertEqual(v.frames.indices, (0..<300).map { Optional($0) })
+        // After the content information, the bytes from the start.
+        XCTAssertEqual(delegate.seen.prefix(2).map(\.offset), [0, 0], "\(delegate.seen)")
+        XCTAssertEqual(delegate.seen.prefix(2).map(\.asksForContentInformation), [true, false])
+    }
+
     func test_exactSeek_makesANewRequestAtALaterOffset_cancelsTheOneInFlight_showsTheTargetFrame() throws {
         let file = try fixture(.h264AAC)
         let bytes = try Data(contentsOf: file)

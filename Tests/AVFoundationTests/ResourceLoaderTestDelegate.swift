@@ -33,6 +33,8 @@ final class MemoryResourceDelegate: NSObject, AVAssetResourceLoaderDelegate, @un
     let pieceSize = 16 * 1024
     /// Requests starting before this offset get their bytes only up to it and stay in flight (nil: served whole).
     let holdFrom: Int64?
+    /// Whether a content-information request is finished at once, without its bytes (as some caches answer it).
+    let answersInformationWithoutData: Bool
 
     private struct Log {
         var offered: [AVAssetResourceLoadingRequest] = []
@@ -42,10 +44,13 @@ final class MemoryResourceDelegate: NSObject, AVAssetResourceLoaderDelegate, @un
     }
     private let log = Locked(Log())
 
-    init(file: URL, behaviour: Behaviour = .serve, holdFrom: Int64? = nil) throws {
+    init(
+        file: URL, behaviour: Behaviour = .serve, holdFrom: Int64? = nil, answersInformationWithoutData: Bool = false
+    ) throws {
         bytes = try Data(contentsOf: file)
         self.behaviour = behaviour
         self.holdFrom = holdFrom
+        self.answersInformationWithoutData = answersInformationWithoutData
     }
 
     /// Every request offered, in order.
@@ -88,13 +93,19 @@ final class MemoryResourceDelegate: NSObject, AVAssetResourceLoaderDelegate, @un
                 info.contentType = "public.mpeg-4"
                 info.contentLength = Int64(bytes.count)
                 info.isByteRangeAccessSupported = true
+                if answersInformationWithoutData {
+                    queue.async { loadingRequest.finishLoading() }
+                    return true
+                }
             }
             serve(loadingRequest, from: Int(data?.requestedOffset ?? 0))
             return true
         }
     }
 
-    func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
+    func resourceLoader(
+        _ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest
+    ) {
         let onQueue = isOnQueue()
         log.withLock {
             $0.calledOffQueue = $0.calledOffQueue || !onQueue

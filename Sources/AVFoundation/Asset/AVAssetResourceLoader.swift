@@ -142,7 +142,8 @@ public protocol AVAssetResourceLoaderDelegate: AnyObject {
 
     /// `loadingRequest` is no longer needed (its `isCancelled` is true): stop loading it. Called once per request
     /// cancelled, only for requests the delegate was asked about. Default: nothing.
-    func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest)
+    func resourceLoader(
+        _ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest)
 }
 
 extension AVAssetResourceLoaderDelegate {

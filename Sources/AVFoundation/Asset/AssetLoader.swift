@@ -148,7 +148,11 @@ final class AssetLoader: Sendable {
             done.withLock { box.withLock { $0 = r } }
             done.broadcast()
         }
-        stopping?.whenCancelled { done.withLock {}; done.broadcast() }
+        stopping?.whenCancelled {
+            // Taking the lock orders the wake-up after the waiter's check of the token.
+            done.withLock {}
+            done.broadcast()
+        }
         let answered: Bool = done.withLock {
             while box.withLock({ $0 }) == nil {
                 if stopping?.isCancelled == true { return false }

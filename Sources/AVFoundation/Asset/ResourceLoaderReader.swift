@@ -66,13 +66,15 @@ final class ResourceLoaderReader: CustomInputReader {
             case .failed(let reason):
                 throw fail(reason)
             case .ended:
-                guard let data = request.dataRequest, !data.requestsAllDataToEndOfResource,
-                    next == data.requestedOffset + Int64(data.requestedLength)
-                else {
-                    // The resource ends here (the delegate gave all it has).
-                    return 0
-                }
-                // Its range was read whole: the next request goes on from there.
+                guard let data = request.dataRequest else { return 0 }
+                let readWhole =
+                    !data.requestsAllDataToEndOfResource && next == data.requestedOffset + Int64(data.requestedLength)
+                // A content-information request finished without (all) its bytes, before the length stated.
+                let informationOnly =
+                    request.contentInformationRequest != nil && content?.length.map { next < $0 } == true
+                // Else the resource ends here (the delegate gave all it has).
+                guard readWhole || informationOnly else { return 0 }
+                // The next request goes on from here.
                 current = nil
                 continue
             }
@@ -185,8 +187,8 @@ final class ResourceLoaderReader: CustomInputReader {
         case .noDelegate:
             error = .media(
                 .formatUnsupported,
-                "“\(name)” can’t be opened: the player doesn’t load “\(url.scheme ?? "")” URLs itself, and the asset’s "
-                    + "resource loader has no delegate.",
+                "“\(name)” can’t be opened: the player doesn’t load the URL scheme “\(url.scheme ?? "")” itself, and "
+                    + "the asset’s resource loader has no delegate.",
                 reason: "Give the asset’s resourceLoader a delegate (setDelegate(_:queue:)) that supplies the bytes.",
                 url: url)
         case .declined:
