@@ -249,4 +249,37 @@ final class AVAssetResourceLoaderTests: XCTestCase {
         XCTAssertFalse(delegate.calledOffQueue)
         player.replaceCurrentItem(with: nil)
     }
+
+    /// The reader alone (as libavformat drives it): reads, then two seeks before the next read: the bytes read after
+    /// them are the file's at the second offset, from a request made there (the one in flight cancelled).
+    func test_reader_seekTwiceBeforeReading_readsTheSecondOffsetsBytes() throws {
+        let file = try fixture(.h264AAC)
+        let delegate = try MemoryResourceDelegate(file: file, holdFrom: 10_000)
+        let asset = AVURLAsset.served(file, by: delegate)
+        let reader = ResourceLoaderReader(
+            loader: asset.resourceLoader, url: asset.url, cancellation: Cancellation(), wake: CustomInputWake())
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        func read(_ count: Int) throws -> [UInt8] {
+            var got: [UInt8] = []
+            while got.count < count {
+                let n = try buffer.withUnsafeMutableBytes {
+                    try reader.read(
+                        into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<min($0.count, count - got.count)]))
+                }
+                XCTAssertGreaterThan(n, 0)
+                got += buffer[0..<n]
+            }
+            return got
+        }
+        XCTAssertEqual(try read(100), Array(delegate.bytes[0..<100]))
+        let first = try XCTUnwrap(delegate.offered.last)
+        waitUntil("held") { first.dataRequest?.currentOffset == 10_000 }
+        XCTAssertTrue(reader.seek(to: 20_000))
+        XCTAssertTrue(reader.seek(to: 20_500))
+        XCTAssertEqual(reader.position, 20_500)
+        XCTAssertEqual(try read(1000), Array(delegate.bytes[20_500..<21_500]))
+        XCTAssertEqual(delegate.seen.map(\.offset), [0, 2, 20_500])
+        XCTAssertTrue(first.isCancelled)
+        XCTAssertEqual(reader.byteCount, Int64(delegate.bytes.count))
+    }
 }

@@ -19,14 +19,14 @@ import PlaybackEngine
 /// error, or made when there is no delegate makes the asset's loading, or the item, fail with an
 /// `AVFoundationErrorDomain` error that says which. A delegate that never answers leaves the asset loading (and the
 /// item's status unknown) until the app gives up: replacing the item, releasing the player or cancelling the asset's
-/// loading cancels the request in flight at once and never waits for the delegate.
+/// loading cancels the request in flight at once and never waits for the delegate; a seek while the demuxer waits
+/// for a request's bytes is performed at once (the wait gives the demux thread back).
 ///
 /// Differs from Apple: HTTP Live Streaming through a resource loader (playlists, keys or segments with a custom
 /// scheme) is not supported: such an item fails with `AVError.Code.formatUnsupported`. Without a delegate, a scheme
 /// that libavformat reads itself (`rtmp:`, `rtsp:` …) is opened by libavformat, as before. There are no FairPlay
 /// Streaming requests (`preloadsEligibleContentKeys` and the content-key and authentication-challenge delegate
-/// methods are absent). Seeks within a request in flight while the demuxer waits for its bytes wait for them (or
-/// for the item to be replaced).
+/// methods are absent).
 ///
 /// Thread-safe.
 open class AVAssetResourceLoader: NSObject, @unchecked Sendable {

@@ -87,7 +87,7 @@ final class ResourceLoaderReader: CustomInputReader {
         if let length = content?.length, offset > length { return false }
         if offset == position { return true }
         guard content?.ranges == true else { return false }
-        if let current, offset > position, let data = current.request.dataRequest {
+        if let current, current.next == position, offset > position, let data = current.request.dataRequest {
             // Bytes already received up to the offset are skipped rather than asked for again.
             let gap = Int(offset - position)
             let skipped = channel.condition.withLock {
