@@ -130,7 +130,8 @@ extension AVAssetResourceLoader: CustomInputProvider {
 /// delegate queue.
 ///
 /// Differs from Apple: the methods are `@objc optional` there; here a protocol extension gives defaults (decline,
-/// do nothing). The renewal and authentication-challenge methods are absent: nothing here renews resources or meets
+/// do nothing). It refines `AnyObject` (Apple's refines `NSObjectProtocol`), so `NSObject` subclasses and plain
+/// Swift classes alike adopt it. The renewal and authentication-challenge methods are absent: nothing here renews resources or meets
 /// authentication challenges (no FairPlay, and the delegate does its own networking).
 public protocol AVAssetResourceLoaderDelegate: AnyObject {
     /// Whether the delegate will load `loadingRequest` (then it answers it later, on any thread): false makes the
