@@ -21,14 +21,9 @@ final class AVAssetResourceLoaderTests: XCTestCase {
         return result
     }
 
-    func test_playToEnd_fromTheDelegatesBytes_everyFrameInOrder_contentInformationFirst() throws {
-        let delegate = try MemoryResourceDelegate(file: try fixture(.h264AAC))
-        let asset = AVURLAsset.served(try fixture(.h264AAC), by: delegate)
-        XCTAssertTrue(asset.resourceLoader === asset.resourceLoader, "one loader per asset")
-        XCTAssertTrue(asset.resourceLoader.delegate === delegate)
-        XCTAssertTrue(asset.resourceLoader.delegateQueue === delegate.queue)
+    /// Plays `item` on a virtual player from its start to its end: the player, and the end notifications posted.
+    private func playToTheEnd(_ item: AVPlayerItem) -> (VirtualPlayer, ends: Int) {
         let v = VirtualPlayer()
-        let item = AVPlayerItem(asset: asset)
         let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
         v.player.replaceCurrentItem(with: item)
         waitUntil("ready") { item.status == .readyToPlay || item.status == .failed }
@@ -36,8 +31,18 @@ final class AVAssetResourceLoaderTests: XCTestCase {
         v.player.play()
         waitUntil("end") { ends.count >= 1 }
         settle(v.player)
+        return (v, ends.count)
+    }
 
-        XCTAssertEqual(ends.count, 1)
+    func test_playToEnd_fromTheDelegatesBytes_everyFrameInOrder_contentInformationFirst() throws {
+        let delegate = try MemoryResourceDelegate(file: try fixture(.h264AAC))
+        let asset = AVURLAsset.served(try fixture(.h264AAC), by: delegate)
+        XCTAssertTrue(asset.resourceLoader === asset.resourceLoader, "one loader per asset")
+        XCTAssertTrue(asset.resourceLoader.delegate === delegate)
+        XCTAssertTrue(asset.resourceLoader.delegateQueue === delegate.queue)
+        let item = AVPlayerItem(asset: asset)
+        let (v, ends) = playToTheEnd(item)
+        XCTAssertEqual(ends, 1)
         XCTAssertEqual(item.currentTime(), item.duration)
         XCTAssertEqual(v.frames.indices, (0..<300).map { Optional($0) })
         XCTAssertEqual(Double(v.audio.samples.count / 2), 480_000, accuracy: 1024, "all 10 s of audio")
@@ -68,15 +73,7 @@ final class AVAssetResourceLoaderTests: XCTestCase {
     func test_contentInformationAnsweredWithoutBytes_theBytesAreAskedForNext_playsToTheEnd() throws {
         let file = try fixture(.h264AAC)
         let delegate = try MemoryResourceDelegate(file: file, answersInformationWithoutData: true)
-        let v = VirtualPlayer()
-        let item = AVPlayerItem(asset: AVURLAsset.served(file, by: delegate))
-        let ends = NotificationLog(AVPlayerItem.didPlayToEndTimeNotification, object: item)
-        v.player.replaceCurrentItem(with: item)
-        waitUntil("ready") { item.status == .readyToPlay || item.status == .failed }
-        XCTAssertNil(item.error)
-        v.player.play()
-        waitUntil("end") { ends.count >= 1 }
-        settle(v.player)
+        let (v, _) = playToTheEnd(AVPlayerItem(asset: AVURLAsset.served(file, by: delegate)))
         XCTAssertEqual(v.frames.indices, (0..<300).map { Optional($0) })
         // After the content information, the bytes from the start.
         XCTAssertEqual(delegate.seen.prefix(2).map(\.offset), [0, 0], "\(delegate.seen)")
