@@ -297,6 +297,23 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The engine command `sequence` carries the app's latest rate: from now on the engine's reports as of earlier
+    /// commands are stale. Reports as of it that arrived while it was being posted (on the engine thread, while the
+    /// command was still pending) were kept: they are applied now — the engine reports each once (a player whose
+    /// audio device failed answers `play()` with a rate of 0 only). `posted`: whether an engine got the command.
+    func adoptRateCommand(_ sequence: UInt64, posted: Bool) {
+        let late: (rate: Float?, timeControl: TimeControl?) = mutate { s in
+            s.rateCommand = sequence
+            guard posted else { return (nil, nil) }
+            return (
+                s.engineRate.flatMap { $0.asOf >= sequence ? $0.value : nil },
+                s.engineTimeControl.flatMap { $0.asOf >= sequence ? $0.value : nil }
+            )
+        }
+        if let rate = late.rate { applyReportedRate(rate) }
+        if let timeControl = late.timeControl { applyTimeControl(timeControl) }
+    }
+
     /// Sets ``rate`` (with its notification when it changes) and tells the engine through `apply` (by default
     /// `setRate(_:)`).
     func setRate(
@@ -323,20 +340,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         }
         let engine = existingEngine
         let sequence = engine.map { engine in apply.map { $0(engine) } ?? engine.setRate(newRate) } ?? 0
-        if changed {
-            // Reports as of this command that arrived while it was being posted were kept: apply them now (the
-            // engine reports each once; a player whose audio device failed answers `play()` with a rate of 0 only).
-            let late: (rate: Float?, timeControl: TimeControl?) = mutate { s in
-                s.rateCommand = sequence
-                guard engine != nil else { return (nil, nil) }
-                return (
-                    s.engineRate.flatMap { $0.asOf >= sequence ? $0.value : nil },
-                    s.engineTimeControl.flatMap { $0.asOf >= sequence ? $0.value : nil }
-                )
-            }
-            if let rate = late.rate { applyReportedRate(rate) }
-            if let timeControl = late.timeControl { applyTimeControl(timeControl) }
-        }
+        if changed { adoptRateCommand(sequence, posted: engine != nil) }
         if newRate == 0 { noteStopped() } else { noteStarted() }
         // A rate change changes how the item's timebase moves (and interrupts a preroll: the engine completes it).
         if changed { currentItem?.ownTimebase.followedTimelineChanged(jumped: false) }
@@ -483,7 +487,7 @@ open class AVPlayer: NSObject, @unchecked Sendable {
         engine.setEndAction(Self.endAction(action))
         engine.setAutomaticallyWaitsToMinimizeStalling(read { $0.automaticallyWaitsToMinimizeStalling })
         let sequence = engine.setRate(read { $0.rate })
-        mutate { $0.rateCommand = sequence }
+        adoptRateCommand(sequence, posted: true)
         if read({ $0.status }) == .unknown {
             // (`.failed` instead if the engine's audio device failed to open: its event is on its way.)
             set(\.status) { s in if s.status == .unknown { s.status = .readyToPlay } }
