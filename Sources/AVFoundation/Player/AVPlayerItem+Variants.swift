@@ -169,10 +169,10 @@ extension AVPlayerItem {
     /// HTTP Live Streaming item; nil (the default): the built-in one, on the bandwidth estimate (from the first
     /// segment's transfer on; before it, what an earlier item of the same player measured of the same host) and the
     /// buffer together: up to the first rung of the best plan for the next few segments (RobustMPC: the rungs'
-    /// bit rates less stalls and switches, on the recent segments' throughput discounted by its recent error), down
-    /// when that plan starts lower and the variant takes more than 1.2 × the estimate (2.4 × with a full buffer)
-    /// or its next segment would arrive too late. A change applies from the next segment; the caps still bound the
-    /// choice.
+    /// bit rates less stalls and switches, on the recent segments' throughput discounted by how far that prediction
+    /// recently overshot), down when that plan starts lower and the variant takes more than 1.2 × the estimate (2.4 ×
+    /// with a full buffer) or its next segment would arrive too late. A change applies from the next segment; the
+    /// caps still bound the choice.
     public var oavfVariantPolicy: (any OAVFVariantPolicy)? {
         get { read { $0.variantPolicy } }
         set {
